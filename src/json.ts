@@ -1,0 +1,52 @@
+/** Small JSON helpers shared by every stage; values are what JSON.parse or a proto decode produce. */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** RFC 6901 reference token escaping. */
+export function pointerToken(key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointer(...keys: (string | number)[]): string {
+  return keys.map((k) => '/' + pointerToken(k)).join('');
+}
+
+/** Structural equality of JSON values; iterative so hostile nesting cannot overflow the stack. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const stack: [unknown, unknown][] = [[a, b]];
+  while (stack.length) {
+    const [x, y] = stack.pop()!;
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x)) {
+      const ya = y as unknown[];
+      if (x.length !== ya.length) return false;
+      for (let i = 0; i < x.length; i++) stack.push([x[i], ya[i]]);
+      continue;
+    }
+    const xk = Object.keys(x);
+    const yo = y as JsonObject;
+    if (xk.length !== Object.keys(yo).length) return false;
+    for (const k of xk) {
+      if (!Object.prototype.hasOwnProperty.call(yo, k)) return false;
+      stack.push([(x as JsonObject)[k], yo[k]]);
+    }
+  }
+  return true;
+}
+
+/** A short, bounded rendering of a value for messages. */
+export function preview(v: unknown, max = 60): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
