@@ -1,0 +1,259 @@
+import { SseDecoder } from '../wire/sse.ts';
+import { transportOf } from '../wire/index.ts';
+import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
+import { FormatError } from './error.ts';
+
+/**
+ * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose
+ * names start with `_`). Its presence marks an entry this project wrote, which
+ * is read back as an AG-UI exchange without further sniffing.
+ */
+export interface AguiEntryExtension {
+  /** How the response body arrived: `size` bytes at `time` ms after the request started, in order; sizes sum to the body's length. */
+  chunks: { time: number; size: number }[];
+  /** Whatever analysis the writer attached for this entry. */
+  analysis?: unknown;
+}
+
+/** The log-level `_agui` extension field. */
+export interface AguiLogExtension {
+  /** The protocol version the attached analysis judged as. */
+  protocolVersion?: string;
+}
+
+export interface HarMeta {
+  creator: { name: string; version: string };
+  protocolVersion?: string;
+  /** Index-aligned with the exchanges; each lands in its entry's `_agui.analysis`. */
+  analysis?: unknown[];
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8 = new TextEncoder();
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  // String.fromCharCode takes its bytes as arguments, so it is fed in slices the call stack can hold.
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** Text when it round-trips through a string exactly; base64 otherwise, and always for the binary transport. */
+function contentBody(body: Uint8Array, contentType: string): { text: string; encoding?: 'base64' } {
+  if (transportOf(contentType) !== 'protobuf') {
+    try {
+      return { text: strictUtf8.decode(body) };
+    } catch {
+      // Not UTF-8: only base64 keeps the bytes.
+    }
+  }
+  return { text: toBase64(body), encoding: 'base64' };
+}
+
+function queryString(url: string): { name: string; value: string }[] {
+  try {
+    return [...new URL(url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    return [];
+  }
+}
+
+function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unknown> {
+  const body = bodyOf(x);
+  const first = x.chunks[0]?.time ?? 0;
+  const last = x.chunks[x.chunks.length - 1]?.time ?? 0;
+  const wait = Math.max(0, first);
+  const receive = Math.max(0, last - wait);
+  const url = x.url ?? 'about:blank';
+  const requestType = x.requestContentType ?? (x.requestBody !== undefined ? 'application/json' : undefined);
+  const request: Record<string, unknown> = {
+    method: x.method ?? 'POST',
+    url,
+    httpVersion: 'HTTP/1.1',
+    cookies: [],
+    headers: requestType !== undefined ? [{ name: 'Content-Type', value: requestType }] : [],
+    queryString: queryString(url),
+    headersSize: -1,
+    bodySize: x.requestBody !== undefined ? utf8.encode(x.requestBody).length : 0,
+  };
+  if (x.requestBody !== undefined) request.postData = { mimeType: requestType, text: x.requestBody };
+  const status = x.status ?? 200;
+  const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })) };
+  if (analysis !== undefined) agui.analysis = analysis;
+  return {
+    startedDateTime: x.startedDateTime ?? new Date(0).toISOString(),
+    time: wait + receive,
+    request,
+    response: {
+      status,
+      statusText: STATUS_TEXT[status] ?? '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [{ name: 'Content-Type', value: x.responseContentType }],
+      content: { size: body.length, mimeType: x.responseContentType, ...contentBody(body, x.responseContentType) },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: body.length,
+    },
+    cache: {},
+    timings: { send: 0, wait, receive },
+    _agui: agui,
+  };
+}
+
+/** A HAR 1.2 document holding the exchanges, their chunk timing in `_agui`, so the bytes and timing read back exactly. */
+export function writeHar(exchanges: CapturedExchange[], meta: HarMeta): string {
+  const log: Record<string, unknown> = {
+    version: '1.2',
+    creator: meta.creator,
+    entries: exchanges.map((x, i) => writeEntry(x, meta.analysis?.[i])),
+  };
+  if (meta.protocolVersion !== undefined) {
+    const ext: AguiLogExtension = { protocolVersion: meta.protocolVersion };
+    log._agui = ext;
+  }
+  return JSON.stringify({ log }, null, 2);
+}
+
+type Json = Record<string, unknown>;
+
+export function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!Array.isArray(headers)) return undefined;
+  for (const h of headers) {
+    if (isObject(h) && typeof h.name === 'string' && h.name.toLowerCase() === name && typeof h.value === 'string') {
+      return h.value;
+    }
+  }
+  return undefined;
+}
+
+function looksLikeRunInput(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!isObject(value)) return false;
+  // Two of the three, so that an input missing one still reaches the checks that will say so.
+  return ['threadId', 'runId', 'messages'].filter((k) => k in value).length >= 2;
+}
+
+const EVENT_TYPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
+
+/** Whether an SSE body carries at least one frame shaped like an AG-UI event. */
+function carriesEvents(body: Uint8Array): boolean {
+  const decoder = new SseDecoder();
+  const items = decoder.push(body, 0).concat(decoder.end(0));
+  return items.some((it) => it.kind === 'event' && isObject(it.value) && typeof it.value.type === 'string' && EVENT_TYPE.test(it.value.type));
+}
+
+function isChunkList(v: unknown): v is { time: number; size: number }[] {
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (c) => isObject(c) && typeof c.time === 'number' && Number.isFinite(c.time) && Number.isInteger(c.size) && (c.size as number) >= 0,
+    )
+  );
+}
+
+function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): Chunk[] {
+  const recorded = isObject(ext) ? ext.chunks : undefined;
+  if (isChunkList(recorded) && recorded.reduce((n, c) => n + c.size, 0) === body.length) {
+    let at = 0;
+    return recorded.map((c) => {
+      const bytes = body.subarray(at, at + c.size);
+      at += c.size;
+      return { time: c.time, bytes };
+    });
+  }
+  if (body.length === 0) return [];
+  // Without per-chunk timing the body counts as complete when the entry finished.
+  const time = typeof entryTime === 'number' && Number.isFinite(entryTime) && entryTime >= 0 ? entryTime : 0;
+  return [{ time, bytes: body }];
+}
+
+function responseBody(content: unknown, where: string): Uint8Array {
+  if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array(0);
+  if (content.encoding !== 'base64') return utf8.encode(content.text);
+  try {
+    return fromBase64(content.text);
+  } catch {
+    throw new FormatError(`${where}: response content is marked base64 but is not valid base64`);
+  }
+}
+
+/** The AG-UI exchanges of a parsed HAR document, in file order; other traffic is left out, and a HAR with none is refused. */
+export function readHar(doc: Json, name: string): CapturedExchange[] {
+  const log = doc.log;
+  if (!isObject(log) || !Array.isArray(log.entries)) throw new FormatError('HAR has no log.entries array');
+  const out: CapturedExchange[] = [];
+  log.entries.forEach((entry: unknown, i: number) => {
+    const where = `HAR entry ${i}`;
+    if (!isObject(entry) || !isObject(entry.request) || !isObject(entry.response)) {
+      throw new FormatError(`${where} lacks a request or response object`);
+    }
+    const { request, response } = entry;
+    const postData = isObject(request.postData) ? request.postData : undefined;
+    const requestBody = typeof postData?.text === 'string' ? postData.text : undefined;
+    const content = response.content;
+    const mimeType = isObject(content) && typeof content.mimeType === 'string' ? content.mimeType : '';
+    const responseContentType = mimeType || header(response.headers, 'content-type') || '';
+    const body = responseBody(content, where);
+    const transport = transportOf(responseContentType);
+    const agui =
+      '_agui' in entry ||
+      looksLikeRunInput(requestBody) ||
+      transport === 'protobuf' ||
+      (transport === 'sse' && carriesEvents(body));
+    if (!agui) return;
+    const x: CapturedExchange = {
+      source: `${name}#entries/${i}`,
+      responseContentType,
+      chunks: chunksOf(body, entry._agui, entry.time),
+    };
+    if (typeof request.url === 'string') x.url = request.url;
+    if (typeof request.method === 'string') x.method = request.method;
+    if (typeof response.status === 'number') x.status = response.status;
+    if (typeof entry.startedDateTime === 'string') x.startedDateTime = entry.startedDateTime;
+    const requestType =
+      (typeof postData?.mimeType === 'string' && postData.mimeType) || header(request.headers, 'content-type');
+    if (requestType) x.requestContentType = requestType;
+    if (requestBody !== undefined) x.requestBody = requestBody;
+    out.push(x);
+  });
+  // An empty result would read as a clean bill of health for traffic never examined.
+  if (out.length === 0) throw new FormatError(`none of the HAR's ${log.entries.length} entries is an AG-UI exchange`);
+  return out;
+}
