@@ -1,0 +1,22 @@
+import { isObject, type JsonObject } from '../json.ts';
+
+/** An event that passed enforcement: an object whose `type` the judged version describes. */
+export interface Ev extends JsonObject {
+  type: string;
+}
+
+/** The owner lane of an event: a subagent invocation, or '' for the parent agent. */
+export function ownerOf(ev: JsonObject): string {
+  return typeof ev.subagentRunId === 'string' ? ev.subagentRunId : '';
+}
+
+export function str(ev: JsonObject, key: string): string | undefined {
+  const v = ev[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function describeOwner(owner: string): string {
+  return owner === '' ? 'the parent agent' : `subagent ${JSON.stringify(owner)}`;
+}
+
+export { isObject };

@@ -1,0 +1,131 @@
+import { isObject } from '../json.ts';
+import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import { enforce } from '../schema/enforce.ts';
+import { enforcementFindings } from '../schema/rules.ts';
+import { createDecoder } from '../wire/index.ts';
+import type { WireItem } from '../wire/types.ts';
+import type { Ev } from './event.ts';
+import { analyzeInput, type InputAnalysis } from './input.ts';
+import { consumerDeclaration } from './negotiation.ts';
+import { FindingSink } from './sink.ts';
+import type { StateStep } from './state.ts';
+import { Verifier } from './runs.ts';
+import type { ThreadTracker } from './thread.ts';
+import type { EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict } from './types.ts';
+import { transportRules } from './transport.ts';
+
+export interface ExchangeAnalyzerOptions extends ExchangeOptions {
+  /** HTTP status of the response, when known; an error status means the producer rejected the input. */
+  status?: number;
+  /** Cross-exchange state of the session this exchange belongs to (resume coverage). */
+  thread?: ThreadTracker;
+  /** When the request was sent (ms since epoch): interrupt expiry is judged against it. */
+  sentAt?: number;
+  onState?: (step: StateStep) => void;
+}
+
+/**
+ * The whole pipeline for one request/response pair, incremental over the response's chunks:
+ * wire decoding → enforcement → chunk expansion → verification. Findings are available at any
+ * moment; memory grows with what is open (runs, items, state), not with the number of events.
+ */
+export class ExchangeAnalyzer {
+  readonly input: InputAnalysis;
+  readonly version: ProtocolVersion;
+  private readonly sink: FindingSink;
+  private readonly decoder;
+  private readonly verifier: Verifier;
+  private index = 0;
+  private ended = false;
+  private readonly rejected: boolean;
+
+  constructor(private readonly o: ExchangeAnalyzerOptions) {
+    this.input = analyzeInput(o.requestBody, o.as);
+    this.version = this.input.version;
+    this.sink = new FindingSink(this.version);
+    if (o.thread && this.input.value) {
+      const resumeSink = new FindingSink(this.version);
+      o.thread.checkInput(resumeSink, this.input.value, o.sentAt ?? Date.now());
+      const extra = resumeSink.list();
+      if (extra.length) {
+        this.input.findings.push(...extra);
+        if (resumeSink.fatal) this.input.verdict = 'invalid';
+        for (const f of extra) {
+          const field = this.input.fields.find((x) => f.path?.startsWith(`/${x.name}`));
+          if (field && f.severity === 'error') field.status = 'error';
+        }
+      }
+    }
+    this.decoder = createDecoder(o.contentType);
+    this.verifier = new Verifier({
+      sink: this.sink,
+      version: this.version,
+      input: this.input.value,
+      consumerDeclared: consumerDeclaration(this.input.value),
+      onState: o.onState,
+    });
+    this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);
+    if (this.rejected) {
+      this.sink.report(transportRules.httpStatus, `The agent answered HTTP ${o.status}: the input was rejected before any run started${this.input.verdict === 'invalid' ? ' (as it must be: the input is malformed)' : ''}`);
+    }
+  }
+
+  push(chunk: Uint8Array, time: number): void {
+    if (this.ended || this.rejected) return;
+    for (const item of this.decoder.push(chunk, time)) this.item(item);
+  }
+
+  end(time: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.rejected) return;
+    for (const item of this.decoder.end(time)) this.item(item);
+    this.verifier.end(this.index);
+    const threadId = this.input.value?.threadId;
+    if (this.o.thread && typeof threadId === 'string') this.o.thread.record(threadId, this.verifier.runs, (r) => this.verifier.interrupts.get(r) ?? new Map());
+  }
+
+  private item(item: WireItem): void {
+    const index = item.kind === 'event' || item.frame ? this.index++ : null;
+    if (index !== null && this.o.onEvent) {
+      const value = item.kind === 'event' ? item.value : undefined;
+      const type = isObject(value) && typeof value.type === 'string' ? value.type : item.kind === 'problem' ? '(undecodable)' : '(not an event)';
+      const record: EventRecord = { index, type, offset: item.offset, size: item.size, time: item.time, raw: item.raw ?? '', value };
+      this.o.onEvent(record);
+    }
+    if (item.kind === 'problem') {
+      this.sink.report(item.rule, item.message, { event: index });
+      return;
+    }
+    const result = enforce.event(item.value, this.version);
+    for (const f of enforcementFindings(result, this.version, index)) this.sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+    if (result.verdict === 'ok' && isObject(result.value)) this.verifier.handle(result.value as Ev, index!);
+  }
+
+  /** The report as of now: final after `end()`, live before it. */
+  report(): ExchangeReport {
+    const runs = this.verifier.runs.map((r) => ({ ...r }));
+    const requested = runs.filter((r) => r.startedAt !== null).at(-1);
+    const producer = requested?.protocolVersion ?? null;
+    const verdicts = this.verifier.negotiations;
+    const negotiation: NegotiationVerdict = verdicts.at(-1) ?? 'undeclared';
+    const findings: Finding[] = this.sink.list();
+    return {
+      source: this.o.source,
+      consumerVersion: this.version,
+      input: { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings },
+      negotiation: { consumer: this.input.declared, producer, verdict: negotiation },
+      runs,
+      verdict: this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed',
+      findings,
+    };
+  }
+
+  get eventCount(): number {
+    return this.index;
+  }
+
+  get state(): unknown {
+    return this.verifier.currentState;
+  }
+}

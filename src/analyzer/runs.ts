@@ -1,0 +1,325 @@
+import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
+import { defineRules, type ProtocolVersion } from '../rules/types.ts';
+import { ChunkExpander } from './chunks.ts';
+import { RunDiscipline } from './discipline.ts';
+import { str, type Ev } from './event.ts';
+import { judgeProducer } from './negotiation.ts';
+import type { FindingSink } from './sink.ts';
+import { StateTracker, type StateStep } from './state.ts';
+import type { NegotiationVerdict, RunReport } from './types.ts';
+
+export const lifecycleRules = defineRules({
+  firstEvent: {
+    id: 'lifecycle/first-event',
+    category: 'lifecycle',
+    severity: 'error',
+    fatal: true,
+    spec: 'events/lifecycle#the-run',
+    title: 'A stream must begin with RUN_STARTED or RUN_ERROR',
+  },
+  nestedRunStarted: {
+    id: 'lifecycle/nested-run-started',
+    category: 'lifecycle',
+    severity: 'error',
+    fatal: true,
+    spec: 'events/lifecycle#several-runs-on-one-stream',
+    title: 'RUN_STARTED while a run is still active',
+  },
+  afterClose: {
+    id: 'lifecycle/event-after-close',
+    category: 'lifecycle',
+    severity: 'error',
+    fatal: true,
+    spec: 'events/lifecycle#after-a-run-closes',
+    title: 'Only RUN_STARTED (or a late RUN_ERROR after RUN_FINISHED) may follow a closed run',
+  },
+  lateRunError: {
+    id: 'lifecycle/late-run-error',
+    category: 'lifecycle',
+    severity: 'info',
+    fatal: false,
+    spec: 'events/lifecycle#after-a-run-closes',
+    title: 'A RUN_ERROR after RUN_FINISHED makes that run failed',
+  },
+  truncated: {
+    id: 'lifecycle/truncated',
+    category: 'lifecycle',
+    severity: 'error',
+    fatal: true,
+    spec: 'basic/transports#truncation',
+    title: 'A stream that ends without a terminal event is truncated, never a success',
+  },
+  runError: {
+    id: 'lifecycle/run-error',
+    category: 'lifecycle',
+    severity: 'info',
+    fatal: false,
+    spec: 'events/lifecycle#run_error',
+    title: 'The producer reported that the run failed (a well-formed stream, not a rejection)',
+  },
+  duplicateInterruptId: {
+    id: 'interrupt/duplicate-id',
+    category: 'interrupt',
+    severity: 'error',
+    fatal: false,
+    spec: 'basic/patterns/interrupt-resume#interrupting',
+    title: "Each interrupt's id must be unique within the run",
+  },
+});
+
+export const identityRules = defineRules({
+  threadMismatch: {
+    id: 'identity/thread-id-mismatch',
+    category: 'identity',
+    severity: 'error',
+    fatal: true,
+    spec: 'basic/run-input#identity',
+    title: "Every run's boundary events carry the input's threadId",
+  },
+  runIdMismatch: {
+    id: 'identity/run-id-mismatch',
+    category: 'identity',
+    severity: 'error',
+    fatal: true,
+    spec: 'basic/run-input#identity',
+    title: "Each run's RUN_STARTED and RUN_FINISHED must agree on runId",
+  },
+  requestedRunId: {
+    id: 'identity/requested-run-id',
+    category: 'identity',
+    severity: 'error',
+    fatal: true,
+    spec: 'basic/run-input#identity',
+    title: "The requested run (the stream's last) echoes the input's runId",
+  },
+  replayedRunId: {
+    id: 'identity/replayed-run-reuses-run-id',
+    category: 'identity',
+    severity: 'warning',
+    fatal: false,
+    spec: 'basic/run-input#identity',
+    title: "A replayed run carries its own runId, not the input's",
+  },
+  echoAltered: {
+    id: 'input/forwarded-props-altered',
+    category: 'input',
+    severity: 'error',
+    fatal: false,
+    spec: 'basic/run-input#forwardedprops',
+    title: 'forwardedProps must arrive unaltered: RUN_STARTED.input echoes a different value',
+  },
+  echoDiffers: {
+    id: 'input/echo-differs',
+    category: 'input',
+    severity: 'info',
+    fatal: false,
+    spec: 'events/lifecycle#run_started',
+    title: 'RUN_STARTED.input differs from the input that was sent',
+  },
+});
+
+interface Run {
+  report: RunReport;
+  status: 'active' | 'finished' | 'errored';
+  discipline: RunDiscipline;
+}
+
+export interface VerifierOptions {
+  sink: FindingSink;
+  version: ProtocolVersion;
+  /** The input as sent (before any stripping), or null when the request is unknown. */
+  input: JsonObject | null;
+  consumerDeclared: string | null;
+  onState?: (step: StateStep) => void;
+}
+
+/**
+ * Verifies the order and identity of a response's events — chunk expansion first, then run lifecycle,
+ * item discipline, negotiation and state — as a consumer of one protocol version would.
+ */
+export class Verifier {
+  readonly runs: RunReport[] = [];
+  readonly negotiations: NegotiationVerdict[] = [];
+  /** Each interrupted run's interrupts: id → expiresAt as given, for the next input's resume check. */
+  readonly interrupts = new Map<RunReport, Map<string, unknown>>();
+  private current: Run | null = null;
+  private seenAny = false;
+  private readonly expander: ChunkExpander;
+  private readonly state: StateTracker;
+  /** Where events go when no run is open, so discipline keeps being checked after a lifecycle violation. */
+  private orphan: RunDiscipline;
+
+  constructor(private readonly o: VerifierOptions) {
+    this.expander = new ChunkExpander(o.sink);
+    this.orphan = new RunDiscipline(o.sink);
+    const start = o.input && o.input.state !== undefined ? o.input.state : {};
+    this.state = new StateTracker(o.sink, start, o.onState);
+  }
+
+  handle(ev: Ev, index: number): void {
+    for (const e of this.expander.expand(ev, index)) this.one(e, index);
+  }
+
+  /** The body ended: a run still active has no outcome. */
+  end(index: number): void {
+    for (const e of this.expander.expand({ type: '(end of stream)' }, index)) if (e.type !== '(end of stream)') this.one(e, index);
+    const run = this.current;
+    if (run && run.status === 'active') {
+      run.report.outcome = 'truncated';
+      this.o.sink.report(lifecycleRules.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
+    } else if (!this.seenAny) {
+      this.o.sink.report(lifecycleRules.truncated, 'The stream ended before any event arrived: no run started or reported an outcome', { event: null });
+    }
+    this.checkRequested();
+  }
+
+  private one(ev: Ev, index: number): void {
+    const first = !this.seenAny;
+    this.seenAny = true;
+    const { sink } = this.o;
+    switch (ev.type) {
+      case 'RUN_STARTED':
+        return this.started(ev, index);
+      case 'RUN_FINISHED':
+        return this.finished(ev, index, first);
+      case 'RUN_ERROR':
+        return this.errored(ev, index, first);
+    }
+    if (first) sink.report(lifecycleRules.firstEvent, `First event must be 'RUN_STARTED' or 'RUN_ERROR', not '${ev.type}'`, { event: index, path: '/type' });
+    else if (this.current && this.current.status !== 'active') {
+      sink.report(lifecycleRules.afterClose, `'${ev.type}' arrived after run ${JSON.stringify(this.current.report.runId)} closed with '${this.current.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}'`, { event: index, path: '/type' });
+    }
+    (this.current?.status === 'active' ? this.current.discipline : this.orphan).handle(ev, index);
+    this.state.handle(ev, index);
+  }
+
+  private started(ev: Ev, index: number): void {
+    const { sink, input } = this.o;
+    if (this.current?.status === 'active') {
+      sink.report(lifecycleRules.nestedRunStarted, `Cannot send 'RUN_STARTED' while a run is still active (run ${JSON.stringify(this.current.report.runId)} has not finished)`, { event: index });
+      // The nested run replaces the active one, so what follows is still judged against a run.
+      this.current.report.outcome = 'truncated';
+    }
+    const report: RunReport = {
+      runId: str(ev, 'runId') ?? null,
+      threadId: str(ev, 'threadId') ?? null,
+      parentRunId: str(ev, 'parentRunId') ?? null,
+      requested: false,
+      outcome: 'running',
+      protocolVersion: typeof ev.protocolVersion === 'string' ? ev.protocolVersion : null,
+      startedAt: index,
+      finishedAt: null,
+      interrupts: [],
+    };
+    this.runs.push(report);
+    this.current = { report, status: 'active', discipline: new RunDiscipline(sink) };
+    this.orphan = new RunDiscipline(sink);
+    this.negotiations.push(judgeProducer(sink, this.o.consumerDeclared, this.o.version, ev.protocolVersion, index));
+    this.checkThread(ev, index);
+    if (input && isObject(ev.input)) this.compareEcho(ev.input, input, index);
+  }
+
+  private finished(ev: Ev, index: number, first: boolean): void {
+    const { sink } = this.o;
+    const run = this.current;
+    if (!run) {
+      // Without a run there is nothing to finish; a stream that opened this way was already reported.
+      if (first) sink.report(lifecycleRules.firstEvent, "First event must be 'RUN_STARTED' or 'RUN_ERROR', not 'RUN_FINISHED'", { event: index, path: '/type' });
+      return;
+    }
+    if (run.status !== 'active') {
+      sink.report(lifecycleRules.afterClose, `The run has already finished with '${run.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}': a second terminal event for run ${JSON.stringify(run.report.runId)} is not allowed`, { event: index });
+      return;
+    }
+    run.discipline.finish(index);
+    run.status = 'finished';
+    run.report.finishedAt = index;
+    const runId = str(ev, 'runId');
+    if (runId !== undefined && run.report.runId !== null && runId !== run.report.runId) {
+      sink.report(identityRules.runIdMismatch, `RUN_FINISHED runId ${JSON.stringify(runId)} differs from its RUN_STARTED runId ${JSON.stringify(run.report.runId)}`, { event: index, path: '/runId' });
+    }
+    this.checkThread(ev, index);
+    const outcome = isObject(ev.outcome) ? ev.outcome : undefined;
+    const kind = outcome ? str(outcome, 'type') : undefined;
+    if (kind === 'interrupt') {
+      run.report.outcome = 'interrupt';
+      const given = (Array.isArray(outcome!.interrupts) ? outcome!.interrupts : []).filter(isObject);
+      const ids = given.map((i) => str(i, 'id')).filter((i): i is string => i !== undefined);
+      run.report.interrupts = ids;
+      this.interrupts.set(run.report, new Map(given.filter((i) => typeof i.id === 'string').map((i) => [i.id as string, i.expiresAt])));
+      const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+      if (dup !== undefined) sink.report(lifecycleRules.duplicateInterruptId, `Interrupt id ${JSON.stringify(dup)} appears more than once in run ${JSON.stringify(run.report.runId)}: a resume entry could not tell them apart`, { event: index, path: '/outcome/interrupts' });
+    } else {
+      run.report.outcome = kind === 'cancelled' ? 'cancelled' : 'success';
+    }
+  }
+
+  private errored(ev: Ev, index: number, first: boolean): void {
+    const { sink } = this.o;
+    const run = this.current;
+    const message = preview(ev.message, 120);
+    if (run?.status === 'errored') {
+      sink.report(lifecycleRules.afterClose, `'RUN_ERROR' arrived after run ${JSON.stringify(run.report.runId)} already ended with 'RUN_ERROR'`, { event: index });
+      return;
+    }
+    if (run?.status === 'finished') {
+      sink.report(lifecycleRules.lateRunError, `A late RUN_ERROR (${message}) after RUN_FINISHED: run ${JSON.stringify(run.report.runId)} is failed after all`, { event: index });
+    } else {
+      sink.report(lifecycleRules.runError, `The producer reported ${run ? `run ${JSON.stringify(run.report.runId)}` : 'a failure before any run began'} failed: ${message}`, { event: index });
+    }
+    if (!run) {
+      // A run that failed before it began: it still has an outcome to report.
+      const report: RunReport = { runId: null, threadId: null, parentRunId: null, requested: false, outcome: 'error', protocolVersion: null, startedAt: null, finishedAt: index, interrupts: [] };
+      this.runs.push(report);
+      this.current = { report, status: 'errored', discipline: new RunDiscipline(sink) };
+      return;
+    }
+    run.status = 'errored';
+    run.report.outcome = 'error';
+    run.report.finishedAt = index;
+  }
+
+  private checkThread(ev: Ev, index: number): void {
+    const input = this.o.input;
+    const expected = input ? str(input, 'threadId') : undefined;
+    const got = str(ev, 'threadId');
+    if (expected !== undefined && got !== undefined && got !== expected) {
+      this.o.sink.report(identityRules.threadMismatch, `${ev.type} threadId ${JSON.stringify(got)} differs from the input's threadId ${JSON.stringify(expected)}`, { event: index, path: '/threadId' });
+    }
+  }
+
+  /** The stream's last run is the one the input asked for; earlier ones are replayed history. */
+  private checkRequested(): void {
+    const last = this.runs.filter((r) => r.startedAt !== null).at(-1);
+    if (!last) return;
+    last.requested = true;
+    const expected = this.o.input ? str(this.o.input, 'runId') : undefined;
+    if (expected === undefined) return;
+    if (last.runId !== expected) {
+      this.o.sink.report(identityRules.requestedRunId, `The requested run (the stream's last) has runId ${JSON.stringify(last.runId)}, not the input's ${JSON.stringify(expected)}`, { event: last.startedAt, path: '/runId' });
+    }
+    for (const r of this.runs) {
+      if (r !== last && r.runId === expected) {
+        this.o.sink.report(identityRules.replayedRunId, `Replayed run at event ${r.startedAt} reuses the input's runId ${JSON.stringify(expected)}; a replayed run carries its own`, { event: r.startedAt, path: '/runId' });
+      }
+    }
+  }
+
+  private compareEcho(echo: JsonObject, sent: JsonObject, index: number): void {
+    const { sink } = this.o;
+    if (!jsonEqual(echo.forwardedProps, sent.forwardedProps)) {
+      sink.report(identityRules.echoAltered, `RUN_STARTED.input.forwardedProps is ${preview(echo.forwardedProps)}, but ${preview(sent.forwardedProps)} was sent: intermediaries must not alter it`, { event: index, path: '/input/forwardedProps' });
+    }
+    const keys = new Set([...Object.keys(echo), ...Object.keys(sent)]);
+    keys.delete('forwardedProps');
+    const differing = [...keys].filter((k) => !jsonEqual(echo[k], sent[k]));
+    if (differing.length) {
+      sink.report(identityRules.echoDiffers, `RUN_STARTED.input differs from the input that was sent in ${differing.map((k) => `/${k}`).join(', ')}`, { event: index, path: '/input' });
+    }
+  }
+
+  /** The state as the consumer holds it now. */
+  get currentState(): unknown {
+    return this.state.state;
+  }
+}

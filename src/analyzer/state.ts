@@ -1,0 +1,51 @@
+import jsonpatch, { type Operation } from 'fast-json-patch';
+import { defineRules } from '../rules/types.ts';
+import type { Ev } from './event.ts';
+import type { FindingSink } from './sink.ts';
+
+export const stateRules = defineRules({
+  patchFailed: {
+    id: 'state/patch-failed',
+    category: 'state',
+    severity: 'warning',
+    fatal: false,
+    spec: 'basic/patterns/snapshots',
+    title: 'A STATE_DELTA that does not apply leaves the state as it was',
+  },
+});
+
+/** What the state was after one state event, for the panel's state view. */
+export interface StateStep {
+  event: number;
+  state: unknown;
+  failed: boolean;
+}
+
+/**
+ * The run's state as a consumer holds it: the input's `state` (absent = `{}`) until a snapshot replaces
+ * it, RFC 6902 deltas applied in order. State persists across runs on one stream (events/lifecycle).
+ */
+export class StateTracker {
+  constructor(
+    private readonly sink: FindingSink,
+    public state: unknown,
+    private readonly onStep?: (step: StateStep) => void,
+  ) {}
+
+  handle(ev: Ev, index: number): void {
+    if (ev.type === 'STATE_SNAPSHOT') {
+      this.state = ev.snapshot;
+      this.onStep?.({ event: index, state: this.state, failed: false });
+    } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
+      try {
+        // Not mutating: a patch that fails halfway must leave the state exactly as it was.
+        this.state = jsonpatch.applyPatch(this.state, ev.delta as Operation[], true, false).newDocument;
+        this.onStep?.({ event: index, state: this.state, failed: false });
+      } catch (e) {
+        const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
+        this.sink.report(stateRules.patchFailed, `Failed to apply state patch: ${why}; the state is kept as it was`, { event: index, path: '/delta' });
+        this.onStep?.({ event: index, state: this.state, failed: true });
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { defineRules } from '../rules/types.ts';
+
+/** What the exchange's HTTP envelope itself says, beyond what the wire readers judge. */
+export const transportRules = defineRules({
+  httpStatus: {
+    id: 'transport/http-error-status',
+    category: 'transport',
+    severity: 'error',
+    fatal: true,
+    spec: 'basic/run-input#error-handling',
+    title: 'The agent answered with an error status: the run never started',
+  },
+});

@@ -1,0 +1,61 @@
+import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { Transport } from '../wire/types.ts';
+
+export type NegotiationVerdict = 'same' | 'producer-newer' | 'producer-older' | 'uninterpretable' | 'undeclared';
+/** `running` only appears in a live report while the stream is still open. */
+export type RunOutcome = 'success' | 'interrupt' | 'cancelled' | 'error' | 'truncated' | 'running';
+
+export interface RunReport {
+  runId: string | null;
+  threadId: string | null;
+  parentRunId: string | null;
+  /** The stream's last run: the one the input asked for. Earlier runs are replayed history. */
+  requested: boolean;
+  outcome: RunOutcome;
+  /** What this run's RUN_STARTED declared, verbatim (null when absent). */
+  protocolVersion: string | null;
+  /** Event indices of the run's boundaries. */
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** Interrupt ids the run ended waiting on (interrupt outcome only). */
+  interrupts: string[];
+}
+
+/** The CLI's JSON contract for one exchange (`--format json`). */
+export interface ExchangeReport {
+  source: string;
+  consumerVersion: ProtocolVersion;
+  input: { present: boolean; verdict: 'valid' | 'invalid'; findings: Finding[] };
+  negotiation: { consumer: string | null; producer: string | null; verdict: NegotiationVerdict };
+  runs: RunReport[];
+  verdict: 'completed' | 'failed';
+  findings: Finding[];
+}
+
+/** One frame of the response as the timeline shows it. */
+export interface EventRecord {
+  index: number;
+  /** The event's `type` when it has one, else a label such as `(not JSON)`. */
+  type: string;
+  offset: number;
+  size: number;
+  time: number;
+  raw: string | Uint8Array;
+  /** The decoded value as received (before stripping); undefined for frames that did not decode. */
+  value: unknown;
+}
+
+export interface ExchangeOptions {
+  /** Names the exchange in reports: a file, or a HAR entry's URL. */
+  source: string;
+  /** The request body text as sent, when known. */
+  requestBody?: string;
+  /** The response's content type; picks the wire reader. */
+  contentType: string;
+  /** Judge as this consumer version instead of the one the input declares. */
+  as?: ProtocolVersion;
+  /** Called once per frame, in order, as it is decoded; the analyzer itself keeps no per-event history. */
+  onEvent?: (record: EventRecord) => void;
+}
+
+export type { Transport };

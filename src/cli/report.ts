@@ -1,0 +1,25 @@
+import type { ExchangeReport } from '../analyzer/types.ts';
+
+/** What one command-line argument produced: its exchanges' reports, or why it could not be read. */
+export interface FileResult {
+  file: string;
+  reports: ExchangeReport[];
+  error?: string;
+}
+
+/** The documented `--format json` contract: exactly these keys, so consumers can rely on them. */
+export function toContract(results: FileResult[]): { exchanges: unknown[] } {
+  return {
+    exchanges: results.flatMap((r) =>
+      r.reports.map((x) => ({
+        source: x.source,
+        consumerVersion: x.consumerVersion,
+        input: x.input,
+        negotiation: x.negotiation,
+        runs: x.runs.map((run) => ({ runId: run.runId, threadId: run.threadId, requested: run.requested, outcome: run.outcome })),
+        verdict: x.verdict,
+        findings: x.findings,
+      })),
+    ),
+  };
+}
