@@ -1,0 +1,180 @@
+import { HttpAgent, type Message, type ResumeEntry, type RunAgentInput } from '@ag-ui/client';
+import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
+import { demoFrontendTool, resumeEntriesFor, scenarioInfo, type DemoTransport, type ScenarioInfo } from '../scenarios.ts';
+
+export interface DemoRunOptions {
+  /** Defaults to the page's transport toggle. */
+  transport?: DemoTransport;
+  /** `interrupt` only: answer the pending interrupts of the last interrupted thread instead of starting a new one. */
+  resume?: 'all' | 'partial';
+  /** Milliseconds between events; the agent's default when absent. */
+  delay?: number;
+  threadId?: string;
+  runId?: string;
+}
+
+export interface DemoRunResult {
+  /** Every event the HttpAgent delivered to its subscribers, in order. */
+  events: unknown[];
+  error?: string;
+}
+
+export interface DemoApi {
+  scenarios: ScenarioInfo[];
+  run(scenario: string, opts?: DemoRunOptions): Promise<DemoRunResult>;
+}
+
+declare global {
+  interface Window {
+    demo: DemoApi;
+  }
+}
+
+/** HttpAgent always asks for SSE; the demo lets the page ask for the binary binding too. */
+class DemoHttpAgent extends HttpAgent {
+  transport: DemoTransport = 'sse';
+
+  protected override requestInit(input: RunAgentInput): RequestInit {
+    const init = super.requestInit(input);
+    if (this.transport === 'sse') return init;
+    const headers = new Headers(init.headers);
+    headers.set('Accept', `${AGUI_MEDIA_TYPE}, text/event-stream`);
+    return { ...init, headers };
+  }
+}
+
+const prompts: Record<string, string> = {
+  chat: 'Hi there, who are you?',
+  tools: 'What is the weather in Lisbon? Show it on my page.',
+  state: 'Plan a three-day trip to Lisbon.',
+  interrupt: 'Send the quarterly report to finance.',
+  replay: 'Where were we?',
+};
+
+const scenarios = scenarioInfo();
+const log = document.querySelector<HTMLOListElement>('#event-log')!;
+const status = document.querySelector<HTMLParagraphElement>('#status')!;
+const interruptsView = document.querySelector<HTMLDivElement>('#interrupts')!;
+const resumeAll = document.querySelector<HTMLButtonElement>('#resume-all')!;
+const resumePartial = document.querySelector<HTMLButtonElement>('#resume-partial')!;
+
+/** The thread the last `interrupt` run left waiting, kept so Resume continues it. */
+let interruptedThread: DemoHttpAgent | undefined;
+
+function selectedTransport(): DemoTransport {
+  return document.querySelector<HTMLInputElement>('input[name="transport"]:checked')?.value === 'protobuf' ? 'protobuf' : 'sse';
+}
+
+function agentUrl(scenario: string, delay: number | undefined): string {
+  const url = new URL(`/agent/${encodeURIComponent(scenario)}`, location.origin);
+  if (delay !== undefined) url.searchParams.set('delay', String(delay));
+  return url.href;
+}
+
+function logLine(text: string, className?: string): void {
+  const item = document.createElement('li');
+  item.textContent = text;
+  if (className) item.className = className;
+  log.append(item);
+  log.scrollTop = log.scrollHeight;
+}
+
+function showInterrupts(): void {
+  const pending = interruptedThread?.pendingInterrupts ?? [];
+  resumeAll.disabled = resumePartial.disabled = pending.length === 0;
+  interruptsView.textContent =
+    pending.length === 0
+      ? 'No pending interrupts: run "interrupt" first.'
+      : `Waiting for: ${pending.map((i) => `${i.id} (${i.message ?? i.reason})`).join('; ')}`;
+}
+
+async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRunResult> {
+  const transport = opts.transport ?? selectedTransport();
+  const info = scenarios.find((s) => s.name === scenario);
+  let agent: DemoHttpAgent;
+  let resume: ResumeEntry[] | undefined;
+  if (opts.resume) {
+    if (scenario !== 'interrupt') return { events: [], error: 'resume applies to the "interrupt" scenario only' };
+    if (!interruptedThread || interruptedThread.pendingInterrupts.length === 0) {
+      return { events: [], error: 'no pending interrupts: run "interrupt" first' };
+    }
+    agent = interruptedThread;
+    agent.url = agentUrl(scenario, opts.delay);
+    resume = resumeEntriesFor(agent.pendingInterrupts, opts.resume);
+    // The official client refuses an incomplete resume before sending it, as a
+    // consumer must. Forgetting the interrupts makes this page the defective
+    // consumer the Inspector is there to catch.
+    if (opts.resume === 'partial') agent.pendingInterrupts = [];
+  } else {
+    const initialMessages: Message[] = [{ id: 'user-1', role: 'user', content: prompts[scenario] ?? 'Hello!' }];
+    agent = new DemoHttpAgent({
+      url: agentUrl(scenario, opts.delay),
+      initialMessages,
+      initialState: { preferences: { units: 'metric', currency: 'EUR' } },
+      ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),
+    });
+    if (scenario === 'interrupt') interruptedThread = agent;
+  }
+  agent.transport = transport;
+
+  const sseOnly = info !== undefined && !info.transports.includes('protobuf');
+  logLine(
+    `${scenario}${opts.resume ? ` (resume: ${opts.resume})` : ''} over ${transport}` +
+      (transport === 'protobuf' && sseOnly ? ' (this scenario answers SSE only)' : ''),
+    'run',
+  );
+  status.textContent = `Running ${scenario}…`;
+  const events: unknown[] = [];
+  try {
+    await agent.runAgent(
+      {
+        tools: [demoFrontendTool],
+        ...(resume === undefined ? {} : { resume }),
+        ...(opts.runId === undefined ? {} : { runId: opts.runId }),
+      },
+      {
+        onEvent: ({ event }) => {
+          events.push(structuredClone(event));
+          const { type, ...rest } = event;
+          logLine(`${type} ${JSON.stringify(rest)}`);
+        },
+      },
+    );
+    status.textContent = `${scenario}: finished with ${events.length} events.`;
+    return { events };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    logLine(`error: ${error}`, 'error');
+    status.textContent = `${scenario}: failed after ${events.length} events: ${error}`;
+    return { events, error };
+  } finally {
+    showInterrupts();
+  }
+}
+
+function renderScenarios(): void {
+  const list = document.querySelector<HTMLUListElement>('#scenarios')!;
+  for (const s of scenarios) {
+    const item = document.createElement('li');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = s.name;
+    button.setAttribute('aria-describedby', `about-${s.name}`);
+    button.addEventListener('click', () => void run(s.name));
+    const about = document.createElement('div');
+    about.id = `about-${s.name}`;
+    about.textContent = s.description;
+    const shows = document.createElement('small');
+    shows.textContent = `Inspector: ${s.shows}${s.transports.includes('protobuf') ? '' : ' (SSE only)'}`;
+    about.append(shows);
+    item.append(button, about);
+    list.append(item);
+  }
+}
+
+renderScenarios();
+resumeAll.addEventListener('click', () => void run('interrupt', { resume: 'all' }));
+resumePartial.addEventListener('click', () => void run('interrupt', { resume: 'partial' }));
+document.querySelector<HTMLButtonElement>('#clear-log')!.addEventListener('click', () => log.replaceChildren());
+
+window.demo = { scenarios, run };

@@ -1,0 +1,455 @@
+/**
+ * What the demo agent says, scenario by scenario. Each scenario is a pure
+ * function of the RunAgentInput, so a test, the agent and the page all see the
+ * same stream for the same input. Browser-safe: the demo page imports this too.
+ */
+import {
+  EventType,
+  type Event,
+  type Interrupt,
+  type Message,
+  type ResumeEntry,
+  type RunAgentInput,
+  type Tool,
+} from '@ag-ui/core';
+
+export type DemoTransport = 'sse' | 'protobuf';
+
+/**
+ * An event as it goes on the wire. Misbehaving scenarios carry material the
+ * schema does not describe, which `Event` cannot type.
+ */
+export type WireEvent = { type: string; [key: string]: unknown };
+
+export interface ScenarioInfo {
+  name: string;
+  /** One line: what the agent does. */
+  description: string;
+  /** What the Inspector should show for this stream. */
+  shows: string;
+  /**
+   * `protobuf` only for scenarios whose every event the official encoder can
+   * express; the others answer SSE whatever the Accept header asks for, which
+   * the HTTP binding permits (a client must always be ready for SSE).
+   */
+  transports: readonly DemoTransport[];
+}
+
+export type Scenario = ScenarioInfo &
+  (
+    | { encodable: true; events(input: RunAgentInput): Event[] }
+    | { encodable: false; events(input: RunAgentInput): WireEvent[] }
+  );
+
+/** The version our tool speaks, and so the one the conforming scenarios declare. */
+export const DEMO_PROTOCOL_VERSION = '1.0';
+
+/** The frontend tool the demo page advertises, so the `tools` scenario has one to call. */
+export const demoFrontendTool: Tool = {
+  name: 'show_weather_card',
+  description: 'Shows a weather card in the page.',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, summary: { type: 'string' } },
+    required: ['city', 'summary'],
+  },
+};
+
+/** The two interrupts the `interrupt` scenario raises, with the answer the demo gives each. */
+const interruptPlan: readonly { interrupt: Interrupt; answer: Record<string, unknown> }[] = [
+  {
+    interrupt: {
+      id: 'approve-send',
+      reason: 'approval',
+      message: 'Send the quarterly report to finance@example.com?',
+      responseSchema: {
+        type: 'object',
+        properties: { approved: { type: 'boolean' } },
+        required: ['approved'],
+      },
+    },
+    answer: { approved: true },
+  },
+  {
+    interrupt: {
+      id: 'choose-format',
+      reason: 'input_required',
+      message: 'Which format should the report use?',
+      responseSchema: {
+        type: 'object',
+        properties: { format: { type: 'string', enum: ['pdf', 'html'] } },
+        required: ['format'],
+      },
+    },
+    answer: { format: 'pdf' },
+  },
+];
+
+/**
+ * Resume entries answering `interrupts`: every one (`all`), or only the first
+ * (`partial`) — an incomplete resume, which a conforming consumer must refuse
+ * to send, offered so the Inspector has one to catch. An interrupt the demo
+ * has no answer for is abandoned explicitly, because omission is not abandonment.
+ */
+export function resumeEntriesFor(interrupts: readonly Interrupt[], coverage: 'all' | 'partial'): ResumeEntry[] {
+  const entries = interrupts.map((interrupt): ResumeEntry => {
+    const planned = interruptPlan.find((p) => p.interrupt.id === interrupt.id);
+    return planned
+      ? { interruptId: interrupt.id, status: 'resolved', payload: planned.answer }
+      : { interruptId: interrupt.id, status: 'cancelled' };
+  });
+  return coverage === 'all' ? entries : entries.slice(0, 1);
+}
+
+function runStarted(input: RunAgentInput, runId = input.runId, protocolVersion = DEMO_PROTOCOL_VERSION): Event {
+  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion };
+}
+
+function runFinished(input: RunAgentInput, extra: Partial<Extract<Event, { type: EventType.RUN_FINISHED }>> = {}): Event {
+  return { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, ...extra };
+}
+
+/** Splits text into a few word groups, so a message streams as several CONTENT events. */
+function chunks(text: string, wordsPerChunk = 3): string[] {
+  const words = text.split(/(?<=\s)/);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += wordsPerChunk) out.push(words.slice(i, i + wordsPerChunk).join(''));
+  return out;
+}
+
+function textMessage(messageId: string, text: string): Event[] {
+  return [
+    { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
+    ...chunks(text).map((delta): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta })),
+    { type: EventType.TEXT_MESSAGE_END, messageId },
+  ];
+}
+
+function toolCall(toolCallId: string, toolCallName: string, parentMessageId: string, args: unknown): Event[] {
+  const json = JSON.stringify(args);
+  const half = Math.ceil(json.length / 2);
+  return [
+    { type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId },
+    { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: json.slice(0, half) },
+    { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: json.slice(half) },
+    { type: EventType.TOOL_CALL_END, toolCallId },
+  ];
+}
+
+/** Ids are scoped by run, so several runs on one thread never reuse one. */
+function idFor(input: RunAgentInput, local: string): string {
+  return `${input.runId}:${local}`;
+}
+
+function lastUserText(messages: readonly Message[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== 'user') continue;
+    if (typeof m.content === 'string') return m.content;
+    return m.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join(' ');
+  }
+  return undefined;
+}
+
+function chatReply(input: RunAgentInput): string {
+  const asked = lastUserText(input.messages);
+  return asked
+    ? `You said: "${asked}". I'm the AG-UI demo agent, streaming this reply a few words at a time.`
+    : `Hello! I'm the AG-UI demo agent, streaming this reply a few words at a time.`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const chat: Scenario = {
+  name: 'chat',
+  description: 'A clean run: one assistant message streamed in several chunks.',
+  shows: 'A conformant run with no findings: RUN_STARTED declaring 1.0, one assembled assistant message, RUN_FINISHED.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [
+    runStarted(input),
+    ...textMessage(idFor(input, 'reply'), chatReply(input)),
+    runFinished(input),
+  ],
+};
+
+const tools: Scenario = {
+  name: 'tools',
+  description: 'A backend tool call answered in-stream, then a call of the frontend tool the input advertises, left pending.',
+  shows:
+    'Two tool calls: the agent-executed one with its TOOL_CALL_RESULT, the frontend one unanswered and named in the success outcome\'s pendingToolCallIds; no findings.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const lookupId = idFor(input, 'call-lookup');
+    const checking = idFor(input, 'checking');
+    const events: Event[] = [
+      runStarted(input),
+      ...textMessage(checking, 'Let me check the weather in Lisbon.'),
+      ...toolCall(lookupId, 'lookup_weather', checking, { city: 'Lisbon' }),
+      {
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: idFor(input, 'lookup-result'),
+        toolCallId: lookupId,
+        content: '{"city":"Lisbon","tempC":22,"sky":"sunny"}',
+        role: 'tool',
+      },
+    ];
+    const frontend = input.tools.find((t) => t.name === demoFrontendTool.name) ?? input.tools[0];
+    const summary = idFor(input, 'summary');
+    if (!frontend) {
+      return [
+        ...events,
+        ...textMessage(summary, 'It is 22°C and sunny in Lisbon. (No frontend tool was advertised, so I cannot show a card.)'),
+        runFinished(input, { outcome: { type: 'success' } }),
+      ];
+    }
+    const cardId = idFor(input, 'call-card');
+    return [
+      ...events,
+      ...textMessage(summary, 'It is 22°C and sunny in Lisbon; showing it on your page.'),
+      ...toolCall(cardId, frontend.name, summary, { city: 'Lisbon', summary: '22°C, sunny' }),
+      runFinished(input, { outcome: { type: 'success', pendingToolCallIds: [cardId] } }),
+    ];
+  },
+};
+
+const state: Scenario = {
+  name: 'state',
+  description: 'A STATE_SNAPSHOT that keeps the input state and adds a trip plan, then JSON Patch deltas against that snapshot.',
+  shows: 'State evolving: a snapshot keeping the input state\'s keys, then RFC 6902 deltas (test/add/replace) that all apply; no findings.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const base = isRecord(input.state) ? input.state : {};
+    return [
+      runStarted(input),
+      { type: EventType.STATE_SNAPSHOT, snapshot: { ...base, trip: { destination: 'Lisbon', days: 3, stops: [] }, status: 'planning' } },
+      { type: EventType.STEP_STARTED, stepName: 'plan-trip' },
+      {
+        type: EventType.STATE_DELTA,
+        delta: [
+          { op: 'add', path: '/trip/stops/-', value: 'Belém Tower' },
+          { op: 'add', path: '/trip/stops/-', value: 'Alfama' },
+        ],
+      },
+      { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/trip/budgetEur', value: 450 }] },
+      {
+        type: EventType.STATE_DELTA,
+        delta: [
+          { op: 'test', path: '/status', value: 'planning' },
+          { op: 'replace', path: '/status', value: 'ready' },
+        ],
+      },
+      { type: EventType.STEP_FINISHED, stepName: 'plan-trip' },
+      ...textMessage(idFor(input, 'summary'), 'Your three-day Lisbon plan is ready: Belém Tower, Alfama, about 450 EUR.'),
+      runFinished(input),
+    ];
+  },
+};
+
+/** Answers collected so far, read back from the state a previous partial resume left. */
+function answersInState(state: unknown): Record<string, ResumeEntry> {
+  if (!isRecord(state) || !isRecord(state.report) || state.report.status !== 'awaiting-answers') return {};
+  return isRecord(state.report.answers) ? (state.report.answers as Record<string, ResumeEntry>) : {};
+}
+
+/**
+ * Stateless on purpose: the spec lets a producer keep nothing between runs. The
+ * demo recognises its own interrupt ids, so it can still tell an incomplete
+ * resume and keep the uncovered interrupt open, as the spec asks of a producer
+ * that can tell. Answers already given ride in the thread state, which the
+ * consumer carries across the gap, so the next resume need only answer what
+ * was raised again.
+ */
+const interrupt: Scenario = {
+  name: 'interrupt',
+  description: 'Without resume: the run ends interrupted, asking two questions. With resume entries answering them: a normal run.',
+  shows:
+    "RUN_FINISHED with the interrupt outcome carrying two interrupts, then a request whose resume entries cover both and a success run. A partial resume shows an incomplete resume list and the run interrupting again with the uncovered interrupt.",
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const base = isRecord(input.state) ? input.state : {};
+    const recognised = (input.resume ?? []).filter((entry) => interruptPlan.some((p) => p.interrupt.id === entry.interruptId));
+    if (recognised.length === 0) {
+      return [
+        runStarted(input),
+        { type: EventType.STATE_SNAPSHOT, snapshot: { ...base, report: { status: 'awaiting-answers', answers: {} } } },
+        ...textMessage(idFor(input, 'ask'), 'The quarterly report is drafted. Before I send it I need two answers from you.'),
+        runFinished(input, { outcome: { type: 'interrupt', interrupts: interruptPlan.map((p) => p.interrupt) } }),
+      ];
+    }
+    const answers = { ...answersInState(input.state), ...Object.fromEntries(recognised.map((entry) => [entry.interruptId, entry])) };
+    const open = interruptPlan.filter((p) => answers[p.interrupt.id] === undefined).map((p) => p.interrupt);
+    if (open.length > 0) {
+      return [
+        runStarted(input),
+        { type: EventType.STATE_SNAPSHOT, snapshot: { ...base, report: { status: 'awaiting-answers', answers } } },
+        ...textMessage(idFor(input, 'still-waiting'), `Thanks. I still need an answer to: ${open.map((i) => i.message ?? i.id).join(' ')}`),
+        runFinished(input, { outcome: { type: 'interrupt', interrupts: open } }),
+      ];
+    }
+    const approval = answers['approve-send'];
+    const format = answers['choose-format'];
+    const approved = approval?.status === 'resolved' && isRecord(approval.payload) && approval.payload.approved === true;
+    const chosen = format?.status === 'resolved' && isRecord(format.payload) ? String(format.payload.format) : 'pdf';
+    return [
+      runStarted(input),
+      { type: EventType.STATE_SNAPSHOT, snapshot: { ...base, report: approved ? { status: 'sent', format: chosen } : { status: 'held' } } },
+      ...textMessage(
+        idFor(input, 'done'),
+        approved ? `Sent the quarterly report to finance@example.com as ${chosen.toUpperCase()}.` : 'Understood: the report stays unsent.',
+      ),
+      runFinished(input),
+    ];
+  },
+};
+
+const replayHistory: readonly { user: string; assistant: string; state: Record<string, unknown> }[] = [
+  { user: 'Plan a trip to Lisbon.', assistant: 'Three days in Lisbon it is.', state: { destination: 'Lisbon', days: 3 } },
+  { user: 'Add a day trip.', assistant: 'Added a day trip to Sintra.', state: { destination: 'Lisbon', days: 3, dayTrip: 'Sintra' } },
+];
+
+const replay: Scenario = {
+  name: 'replay',
+  description: 'One stream, three runs on the thread: two replayed past runs restated as snapshots, then the requested run.',
+  shows:
+    'Three runs in one response: two replayed runs with their own runIds carrying MESSAGES_SNAPSHOT/STATE_SNAPSHOT, then the requested run echoing the input runId; no findings.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const restated: Message[] = [];
+    const replayed = replayHistory.flatMap((turn, i): Event[] => {
+      const runId = `${input.threadId}:replayed-${i + 1}`;
+      restated.push(
+        { id: `${runId}:user`, role: 'user', content: turn.user },
+        { id: `${runId}:assistant`, role: 'assistant', content: turn.assistant },
+      );
+      // The last restatement includes what the consumer just sent: a snapshot
+      // reconciles by id, and leaving those out would drop them from its thread.
+      const messages = i === replayHistory.length - 1 ? [...restated, ...input.messages] : [...restated];
+      return [
+        runStarted(input, runId),
+        { type: EventType.MESSAGES_SNAPSHOT, messages },
+        { type: EventType.STATE_SNAPSHOT, snapshot: turn.state },
+        { type: EventType.RUN_FINISHED, threadId: input.threadId, runId },
+      ];
+    });
+    return [
+      ...replayed,
+      runStarted(input),
+      ...textMessage(idFor(input, 'reply'), 'Picking up where we left off: three days in Lisbon plus Sintra.'),
+      { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/confirmed', value: true }] },
+      runFinished(input),
+    ];
+  },
+};
+
+const misbehaveIdentity: Scenario = {
+  name: 'misbehave-identity',
+  description: 'RUN_FINISHED names a runId other than the one RUN_STARTED opened.',
+  shows: 'An identity violation: RUN_FINISHED closes a run that was never started (its runId differs from RUN_STARTED\'s).',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [
+    runStarted(input),
+    ...textMessage(idFor(input, 'reply'), chatReply(input)),
+    runFinished(input, { runId: `${input.runId}-other` }),
+  ],
+};
+
+const misbehaveVersion: Scenario = {
+  name: 'misbehave-version',
+  description: 'RUN_STARTED declares protocolVersion "1.9", newer than the 1.0 the consumer speaks.',
+  shows: 'A version warning: the producer declares 1.9 against the consumer\'s 1.0; the run itself is served and completes.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [
+    runStarted(input, input.runId, '1.9'),
+    ...textMessage(idFor(input, 'reply'), chatReply(input)),
+    runFinished(input),
+  ],
+};
+
+const misbehaveUnknown: Scenario = {
+  name: 'misbehave-unknown',
+  description: 'Unknown material: a property on TEXT_MESSAGE_CONTENT, a PROGRESS_UPDATE event, a "handoff" RUN_FINISHED outcome.',
+  shows:
+    'Unrecognised material stripped or dropped with warnings: /confidence on TEXT_MESSAGE_CONTENT, the PROGRESS_UPDATE event, and /outcome (read as success).',
+  transports: ['sse'],
+  encodable: false,
+  events: (input) => {
+    const messageId = idFor(input, 'reply');
+    return [
+      runStarted(input),
+      { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: 'Working on it… ', confidence: 0.92 },
+      { type: 'PROGRESS_UPDATE', progress: 0.5, label: 'Halfway there' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: 'done. Handing you over to billing.' },
+      { type: EventType.TEXT_MESSAGE_END, messageId },
+      { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, outcome: { type: 'handoff', target: 'billing-agent' } },
+    ];
+  },
+};
+
+const misbehaveTruncated: Scenario = {
+  name: 'misbehave-truncated',
+  description: 'The response ends mid-message: TEXT_MESSAGE_START and some CONTENT, then no END and no RUN_FINISHED.',
+  shows: 'A truncated run: the body ended with a message still open and no terminal event.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const messageId = idFor(input, 'reply');
+    return [
+      runStarted(input),
+      { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
+      ...chunks('This reply is going to be cut off in the middle of a').map(
+        (delta): Event => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta }),
+      ),
+    ];
+  },
+};
+
+const misbehaveMalformed: Scenario = {
+  name: 'misbehave-malformed',
+  description: 'A known field with a malformed value: TEXT_MESSAGE_CONTENT whose delta is the number 42.',
+  shows: 'A fatal schema violation at /delta (a number where a string is required); the rest of the stream is conformant.',
+  transports: ['sse'],
+  encodable: false,
+  events: (input) => {
+    const messageId = idFor(input, 'reply');
+    return [
+      runStarted(input),
+      { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: 'The answer is ' },
+      { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: 42 },
+      { type: EventType.TEXT_MESSAGE_END, messageId },
+      runFinished(input),
+    ];
+  },
+};
+
+export const scenarios: readonly Scenario[] = [
+  chat,
+  tools,
+  state,
+  interrupt,
+  replay,
+  misbehaveIdentity,
+  misbehaveVersion,
+  misbehaveUnknown,
+  misbehaveTruncated,
+  misbehaveMalformed,
+];
+
+export function findScenario(name: string): Scenario | undefined {
+  return scenarios.find((s) => s.name === name);
+}
+
+/** The scenario list without the event functions, as served at GET /scenarios. */
+export function scenarioInfo(): ScenarioInfo[] {
+  return scenarios.map(({ name, description, shows, transports }) => ({ name, description, shows, transports }));
+}
