@@ -1,0 +1,278 @@
+/**
+ * One tab's capture: its AG-UI exchanges in the order they began, each analysed incrementally as
+ * its chunks arrive, within the tab's memory caps.
+ *
+ * Caps: response and request bytes held count against `maxBytes`; a chunk that would exceed it is
+ * dropped and its exchange marked `capped` (its analysis stops there, since the analyzer would
+ * otherwise judge a stream with a hole in it). Event records kept for the timeline count against
+ * `maxEvents`; beyond it they are dropped while the analysis itself continues. Every drop is counted.
+ */
+import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
+import { ThreadTracker } from '../src/analyzer/thread.ts';
+import type { ExchangeReport } from '../src/analyzer/types.ts';
+import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
+import {
+  eventView, fromBase64,
+  type CaptureMessage, type DropCounts, type EventView, type ExchangeView, type Limits, type SessionStats,
+  type SessionSummary, type SessionView,
+} from '../src/messages.ts';
+
+/** Exchanges one tab may hold; beyond this even their metadata is dropped (and counted). */
+const MAX_EXCHANGES = 10_000;
+
+interface Exchange {
+  view: ExchangeView;
+  chunks: Chunk[];
+  events: EventView[];
+  analyzer: ExchangeAnalyzer | null;
+  /** Events not yet sent to subscribed panels. */
+  fresh: EventView[];
+  /** Changed since panels were last told. */
+  changed: boolean;
+}
+
+export const noDrops = (): DropCounts => ({ exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 });
+
+export class Session {
+  private exchanges: Exchange[] = [];
+  private byKey = new Map<string, Exchange>();
+  private thread = new ThreadTracker();
+  private events = 0;
+  private bytes = 0;
+  /** Whether drops are being counted: not while replaying a log whose drops were counted already. */
+  private counting = true;
+  /** Highest relay seq applied per document. */
+  docs: Record<string, number> = {};
+  /** Next log position. */
+  next = 0;
+
+  constructor(
+    readonly tabId: number,
+    public url: string,
+    public preserve: boolean,
+    public limits: Limits,
+    public dropped: DropCounts = noDrops(),
+  ) {}
+
+  /** Forgets everything captured; settings (preserve, limits) stay. */
+  reset(url: string): void {
+    this.exchanges = [];
+    this.byKey.clear();
+    this.thread = new ThreadTracker();
+    this.events = 0;
+    this.bytes = 0;
+    this.docs = {};
+    this.next = 0;
+    this.dropped = noDrops();
+    this.url = url;
+  }
+
+  replay(doc: string, msg: CaptureMessage): void {
+    this.counting = false;
+    try {
+      this.apply(doc, msg);
+    } finally {
+      this.counting = true;
+    }
+  }
+
+  private drop(kind: keyof DropCounts, n = 1, bytes = 0): void {
+    if (!this.counting) return;
+    this.dropped[kind] += n;
+    this.dropped.bytes += bytes;
+  }
+
+  reject(): void {
+    this.drop('rejected');
+  }
+
+  private refuse(kind: 'exchanges' | 'rejected'): false {
+    this.drop(kind);
+    return false;
+  }
+
+  /** Applies one checked capture message; returns whether it belongs in the session's log. */
+  apply(doc: string, msg: CaptureMessage): boolean {
+    if (msg.k === 'dropped') {
+      this.drop('exchanges', msg.exchanges);
+      this.drop('chunks', msg.chunks, msg.bytes);
+      this.drop('rejected', msg.rejected);
+      const x = msg.id === null ? undefined : this.byKey.get(`${doc}:${msg.id}`);
+      if (!x) return false;
+      this.cap(x);
+      return true;
+    }
+    const key = `${doc}:${msg.id}`;
+    if (msg.k === 'open') {
+      if (this.byKey.has(key)) return this.refuse('rejected');
+      if (this.exchanges.length >= MAX_EXCHANGES) return this.refuse('exchanges');
+      let body = msg.requestBody;
+      let note = msg.requestBodyNote;
+      if (body !== null && this.bytes + body.length > this.limits.maxBytes) {
+        this.drop('bytes', 0, body.length);
+        body = null;
+        note = 'too-large';
+      }
+      this.bytes += body?.length ?? 0;
+      const x: Exchange = {
+        view: {
+          id: key, api: msg.api, url: msg.url, method: msg.method, startedAt: msg.t,
+          request: { contentType: msg.requestContentType, body, note },
+          response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, analysisError: null,
+        },
+        chunks: [], events: [], analyzer: null, fresh: [], changed: true,
+      };
+      this.exchanges.push(x);
+      this.byKey.set(key, x);
+      return true;
+    }
+    const x = this.byKey.get(key);
+    if (!x || x.view.endedAt !== null) return this.refuse('rejected');
+    x.changed = true;
+    switch (msg.k) {
+      case 'response': {
+        if (x.view.response) return false;
+        x.view.response = {
+          status: msg.status, statusText: msg.statusText, contentType: msg.contentType, url: msg.url,
+          redirected: msg.redirected, reconstructed: msg.reconstructed, receivedAt: msg.t,
+        };
+        this.analyse(x, () => {
+          x.analyzer = new ExchangeAnalyzer({
+            source: x.view.url,
+            requestBody: x.view.request.body ?? undefined,
+            contentType: msg.contentType ?? '',
+            status: msg.status,
+            thread: this.thread,
+            sentAt: x.view.startedAt,
+            onEvent: (record) => {
+              if (this.events >= this.limits.maxEvents) return this.drop('events');
+              this.events++;
+              const ev = eventView(record);
+              x.events.push(ev);
+              x.fresh.push(ev);
+            },
+          });
+        });
+        return true;
+      }
+      case 'chunk': {
+        if (!x.view.response) return this.refuse('rejected');
+        const bytes = fromBase64(msg.bytes);
+        if (x.view.capped || this.bytes + bytes.byteLength > this.limits.maxBytes) {
+          this.drop('chunks', 1, bytes.byteLength);
+          this.cap(x);
+          return false;
+        }
+        const time = msg.t - x.view.startedAt;
+        x.chunks.push({ time, bytes });
+        x.view.bytes += bytes.byteLength;
+        this.bytes += bytes.byteLength;
+        this.analyse(x, () => x.analyzer?.push(bytes, time));
+        return true;
+      }
+      case 'end':
+        x.view.endedAt = msg.t;
+        x.view.outcome = msg.outcome;
+        x.view.error = msg.error;
+        // A capped stream's end would read as truncation at the hole; its report stays as of the cap.
+        if (!x.view.capped) this.analyse(x, () => x.analyzer?.end(msg.t - x.view.startedAt));
+        return true;
+    }
+  }
+
+  private cap(x: Exchange): void {
+    x.view.capped = true;
+    x.changed = true;
+  }
+
+  /** The analyzer must never take the worker down with it: a failure ends that exchange's analysis. */
+  private analyse(x: Exchange, step: () => void): void {
+    if (x.view.analysisError !== null) return;
+    try {
+      step();
+    } catch (e) {
+      x.view.analysisError = String(e).slice(0, 1024);
+      x.analyzer = null;
+    }
+  }
+
+  private report(x: Exchange): ExchangeReport | null {
+    if (!x.analyzer) return null;
+    try {
+      return x.analyzer.report();
+    } catch (e) {
+      x.view.analysisError = String(e).slice(0, 1024);
+      return null;
+    }
+  }
+
+  private viewOf(x: Exchange): ExchangeView {
+    x.view.report = this.report(x);
+    return { ...x.view };
+  }
+
+  stats(): SessionStats {
+    return { exchanges: this.exchanges.length, events: this.events, bytes: this.bytes, dropped: { ...this.dropped }, limits: { ...this.limits } };
+  }
+
+  summary(): SessionSummary {
+    return { tabId: this.tabId, url: this.url, preserve: this.preserve, stats: this.stats() };
+  }
+
+  snapshot(): SessionView {
+    for (const x of this.exchanges) {
+      x.fresh = [];
+      x.changed = false;
+    }
+    return {
+      tabId: this.tabId, url: this.url, preserve: this.preserve,
+      exchanges: this.exchanges.map((x) => ({ ...this.viewOf(x), events: [...x.events] })),
+      stats: this.stats(),
+    };
+  }
+
+  /** What changed since the last call, for subscribed panels. */
+  takeChanges(): { exchange: ExchangeView; events: EventView[] }[] {
+    const out: { exchange: ExchangeView; events: EventView[] }[] = [];
+    for (const x of this.exchanges) {
+      if (!x.changed && x.fresh.length === 0) continue;
+      out.push({ exchange: this.viewOf(x), events: x.fresh });
+      x.fresh = [];
+      x.changed = false;
+    }
+    return out;
+  }
+
+  /** Drops pending panel updates when nobody is subscribed. */
+  discardChanges(): void {
+    for (const x of this.exchanges) {
+      x.fresh = [];
+      x.changed = false;
+    }
+  }
+
+  captured(): { exchanges: CapturedExchange[]; analysis: unknown[] } {
+    const exchanges: CapturedExchange[] = [];
+    const analysis: unknown[] = [];
+    for (const x of this.exchanges) {
+      const v = x.view;
+      exchanges.push({
+        source: v.url,
+        url: v.url,
+        method: v.method,
+        status: v.response?.status ?? 0,
+        startedDateTime: new Date(v.startedAt).toISOString(),
+        requestContentType: v.request.contentType ?? undefined,
+        requestBody: v.request.body ?? undefined,
+        responseContentType: v.response?.contentType ?? '',
+        chunks: x.chunks,
+      });
+      analysis.push({
+        tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
+        reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,
+        report: this.report(x), analysisError: v.analysisError,
+      });
+    }
+    return { exchanges, analysis };
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Persistence of captured sessions, so that Chrome stopping the idle service worker loses nothing.
+ *
+ * Each tab's session is stored as the log of capture messages it accepted plus a small meta record;
+ * on start the worker replays the logs through the same code that built them. IndexedDB rather than
+ * chrome.storage: storage.session and storage.local hold 10 MB each, and one tab may keep 64 MB. The
+ * database is cleared whenever the browser starts, so nothing captured outlives the browser session.
+ */
+import type { CaptureMessage, DropCounts } from '../src/messages.ts';
+
+export interface MetaRecord {
+  tabId: number;
+  url: string;
+  preserve: boolean;
+  /** Highest seq applied per relay document, so resent messages are recognised. */
+  docs: Record<string, number>;
+  /** Drops are counted when they happen; replaying the log does not recount them. */
+  dropped: DropCounts;
+  /** Next log position. */
+  next: number;
+}
+
+export interface LogRecord {
+  /** The relay document that sent it; with the message's id it names the exchange. */
+  doc: string;
+  msg: CaptureMessage;
+}
+
+const DB = 'agui-inspector';
+const META = 'meta';
+const LOG = 'log';
+
+function request<T>(r: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('transaction aborted'));
+  });
+}
+
+export class Store {
+  private constructor(private readonly db: IDBDatabase) {}
+
+  static async open(): Promise<Store> {
+    const r = indexedDB.open(DB, 1);
+    r.onupgradeneeded = () => {
+      r.result.createObjectStore(META);
+      r.result.createObjectStore(LOG);
+    };
+    return new Store(await request(r));
+  }
+
+  async load(): Promise<{ meta: MetaRecord; log: LogRecord[] }[]> {
+    const tx = this.db.transaction([META, LOG], 'readonly');
+    const metas = (await request(tx.objectStore(META).getAll())) as MetaRecord[];
+    const out: { meta: MetaRecord; log: LogRecord[] }[] = [];
+    for (const meta of metas) {
+      const log = (await request(tx.objectStore(LOG).getAll(range(meta.tabId)))) as LogRecord[];
+      out.push({ meta, log });
+    }
+    return out;
+  }
+
+  /** Appends log records and replaces meta records in one transaction: both land or neither. */
+  async write(metas: MetaRecord[], appends: { tabId: number; n: number; record: LogRecord }[]): Promise<void> {
+    const tx = this.db.transaction([META, LOG], 'readwrite');
+    for (const m of metas) tx.objectStore(META).put(m, m.tabId);
+    for (const a of appends) tx.objectStore(LOG).put(a.record, [a.tabId, a.n]);
+    await done(tx);
+  }
+
+  async remove(tabId: number, keepMeta?: MetaRecord): Promise<void> {
+    const tx = this.db.transaction([META, LOG], 'readwrite');
+    tx.objectStore(LOG).delete(range(tabId));
+    if (keepMeta) tx.objectStore(META).put(keepMeta, tabId);
+    else tx.objectStore(META).delete(tabId);
+    await done(tx);
+  }
+
+  async clearAll(): Promise<void> {
+    const tx = this.db.transaction([META, LOG], 'readwrite');
+    tx.objectStore(META).clear();
+    tx.objectStore(LOG).clear();
+    await done(tx);
+  }
+}
+
+function range(tabId: number): IDBKeyRange {
+  return IDBKeyRange.bound([tabId, 0], [tabId, Number.MAX_SAFE_INTEGER]);
+}

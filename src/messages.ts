@@ -1,0 +1,323 @@
+/**
+ * The message API between the three parts of the extension.
+ *
+ *   page script (MAIN world) ──MessagePort──▶ relay (ISOLATED world) ──runtime Port──▶ worker ◀── extension pages
+ *
+ * 1. Page script → relay: `PageMessage` over a private MessageChannel (see `HANDSHAKE`).
+ * 2. Relay → worker: `RelayToWorker` over a runtime Port named `CAPTURE_PORT`; the worker answers `WorkerToRelay`.
+ *    Every capture message carries a per-document sequence number; the worker acknowledges what it has
+ *    persisted, and after the worker was stopped the relay reconnects and resends everything unacknowledged.
+ * 3. Extension pages → worker:
+ *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
+ *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
+ *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only).
+ *
+ * Everything that comes from the page is untrusted: `checkPageMessage` (relay) and `checkCaptureMessage`
+ * (worker) accept only the exact shapes below, within `LIMITS`.
+ */
+import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
+
+export const CAPTURE_PORT = 'agui-inspector/capture';
+export const PANEL_PORT = 'agui-inspector/panel';
+/** `window.postMessage` key under which the page script hands its MessagePort to the relay, once per document. */
+export const HANDSHAKE = 'agui-inspector/handshake';
+
+export const LIMITS = {
+  /** Request bodies larger than this are neither parsed for detection nor recorded. */
+  requestBody: 16 * 1024 * 1024,
+  /** Largest response chunk in one message; the page script splits bigger reads. */
+  chunk: 256 * 1024,
+  url: 8 * 1024,
+  text: 1024,
+  /** Exchanges one document may have open at once; more are dropped and counted. */
+  openExchanges: 256,
+  /** Bytes the relay keeps unacknowledged (waiting for a stopped worker); beyond it chunks are dropped and counted. */
+  relayBuffer: 32 * 1024 * 1024,
+} as const;
+
+export type Api = 'fetch' | 'xhr' | 'eventsource';
+export type Outcome = 'complete' | 'error' | 'aborted' | 'cancelled';
+/** Why `requestBody` is absent or not the exact bytes sent. */
+export type BodyNote = 'too-large' | 'unreadable' | 'not-teeable' | 'multipart-reserialized';
+
+// ── 1. page script → relay ────────────────────────────────────────────────────
+
+/** An AG-UI exchange began (sent only once the exchange is known to be AG-UI). */
+export interface OpenMessage {
+  k: 'open';
+  id: number;
+  api: Api;
+  t: number;
+  method: string;
+  url: string;
+  requestContentType: string | null;
+  requestBody: string | null;
+  requestBodyNote: BodyNote | null;
+}
+export interface ResponseMessage {
+  k: 'response';
+  id: number;
+  t: number;
+  status: number;
+  statusText: string;
+  contentType: string | null;
+  url: string;
+  redirected: boolean;
+  /** EventSource: the body is rebuilt from the delivered events, not the bytes on the wire. */
+  reconstructed: boolean;
+}
+export interface ChunkMessage<B = Uint8Array> {
+  k: 'chunk';
+  id: number;
+  t: number;
+  bytes: B;
+}
+export interface EndMessage {
+  k: 'end';
+  id: number;
+  t: number;
+  outcome: Outcome;
+  error: string | null;
+}
+/** Capture the sender itself had to give up (its own limits); the worker adds it to the tab's drop counts. */
+export interface DroppedMessage {
+  k: 'dropped';
+  t: number;
+  /** The exchange that lost chunks (its analysis stops there), or null. */
+  id: number | null;
+  exchanges: number;
+  chunks: number;
+  bytes: number;
+  /** Page messages the relay refused as malformed. */
+  rejected: number;
+}
+export type PageMessage = OpenMessage | ResponseMessage | ChunkMessage | EndMessage | DroppedMessage;
+
+// ── 2. relay ⇄ worker ────────────────────────────────────────────────────────
+
+/** Chunk bytes travel base64-encoded: Chrome's extension messaging is JSON. */
+export type CaptureMessage = Exclude<PageMessage, ChunkMessage> | ChunkMessage<string>;
+
+export type RelayToWorker =
+  /** First message on every connection; `doc` identifies the document across reconnects. */
+  | { type: 'hello'; doc: string; url: string; resumed: boolean }
+  | { type: 'capture'; seq: number; msg: CaptureMessage };
+
+export type WorkerToRelay =
+  /** Reply to hello: the highest seq of this document the worker already holds. */
+  | { type: 'welcome'; ack: number }
+  /** Everything up to `seq` is persisted; the relay may forget it. */
+  | { type: 'ack'; seq: number };
+
+// ── 3. worker ⇄ extension pages ──────────────────────────────────────────────
+
+export interface Limits {
+  maxEvents: number;
+  maxBytes: number;
+}
+export const DEFAULT_LIMITS: Limits = { maxEvents: 50_000, maxBytes: 64 * 1024 * 1024 };
+
+export interface DropCounts {
+  exchanges: number;
+  chunks: number;
+  bytes: number;
+  events: number;
+  /** Messages rejected as malformed. */
+  rejected: number;
+}
+
+export interface SessionStats {
+  exchanges: number;
+  events: number;
+  bytes: number;
+  dropped: DropCounts;
+  limits: Limits;
+}
+
+export interface EventView {
+  index: number;
+  type: string;
+  offset: number;
+  size: number;
+  time: number;
+  /** SSE/JSON frames: the payload text; protobuf: the message bytes, base64. */
+  raw: string;
+  rawEncoding: 'text' | 'base64';
+}
+
+export interface ExchangeView {
+  /** Unique within the tab's session. */
+  id: string;
+  api: Api;
+  url: string;
+  method: string;
+  startedAt: number;
+  request: { contentType: string | null; body: string | null; note: BodyNote | null };
+  response: {
+    status: number;
+    statusText: string;
+    contentType: string | null;
+    url: string;
+    redirected: boolean;
+    reconstructed: boolean;
+    receivedAt: number;
+  } | null;
+  /** Response bytes held (after any dropped for the memory cap). */
+  bytes: number;
+  endedAt: number | null;
+  outcome: Outcome | 'pending';
+  error: string | null;
+  /** Bytes of this exchange were dropped for the memory cap; its analysis stops where they start. */
+  capped: boolean;
+  report: ExchangeReport | null;
+  analysisError: string | null;
+}
+
+export interface SessionView {
+  tabId: number;
+  url: string;
+  preserve: boolean;
+  exchanges: (ExchangeView & { events: EventView[] })[];
+  stats: SessionStats;
+}
+
+export interface SessionSummary {
+  tabId: number;
+  url: string;
+  preserve: boolean;
+  stats: SessionStats;
+}
+
+export type PanelToWorker = { type: 'subscribe'; tabId: number };
+
+export type WorkerToPanel =
+  | { type: 'snapshot'; session: SessionView }
+  | { type: 'exchange'; exchange: ExchangeView }
+  | { type: 'events'; exchangeId: string; events: EventView[] }
+  | { type: 'stats'; stats: SessionStats };
+
+export type Request =
+  | { type: 'agui-inspector/export'; tabId?: number }
+  | { type: 'agui-inspector/clear'; tabId: number }
+  | { type: 'agui-inspector/session'; tabId: number }
+  | { type: 'agui-inspector/sessions' }
+  | { type: 'agui-inspector/preserve'; tabId: number; preserve: boolean }
+  | { type: 'agui-inspector/limits'; set?: Partial<Limits> }
+  /** Origins the user enabled beyond localhost; call after `permissions.request` so the scripts follow at once. */
+  | { type: 'agui-inspector/origins' };
+
+export type Reply<R extends Request> =
+  R extends { type: 'agui-inspector/export' } ? string
+  : R extends { type: 'agui-inspector/session' } ? SessionView | null
+  : R extends { type: 'agui-inspector/sessions' } ? SessionSummary[]
+  : R extends { type: 'agui-inspector/limits' } ? Limits
+  : R extends { type: 'agui-inspector/origins' } ? string[]
+  : { ok: true };
+
+// ── validation of untrusted input ────────────────────────────────────────────
+
+type Rec = Record<string, unknown>;
+const isRec = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
+const int = (x: unknown, max = Number.MAX_SAFE_INTEGER): x is number => Number.isSafeInteger(x) && (x as number) >= 0 && (x as number) <= max;
+const time = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const str = (x: unknown, max: number): x is string => typeof x === 'string' && x.length <= max;
+const strOrNull = (x: unknown, max: number): x is string | null => x === null || str(x, max);
+const oneOf = <T extends string>(x: unknown, values: readonly T[]): x is T => values.includes(x as T);
+const APIS = ['fetch', 'xhr', 'eventsource'] as const;
+const OUTCOMES = ['complete', 'error', 'aborted', 'cancelled'] as const;
+const NOTES = ['too-large', 'unreadable', 'not-teeable', 'multipart-reserialized'] as const;
+/** Realm-independent: the page's Uint8Array is not the relay's (Chrome worlds, Firefox compartments). */
+function isBytes(x: unknown): x is Uint8Array {
+  return ArrayBuffer.isView(x) && Object.prototype.toString.call(x) === '[object Uint8Array]';
+}
+/** Exact key sets: an extra key is as malformed as a missing one. */
+function keys(x: Rec, expected: string[]): boolean {
+  const own = Object.keys(x);
+  return own.length === expected.length && expected.every((k) => Object.prototype.hasOwnProperty.call(x, k));
+}
+
+/** Copies out a page message only when it has exactly the shape above; `bytes` must be a Uint8Array. */
+export function checkPageMessage(x: unknown): PageMessage | null {
+  const m = checkCommon(x, (b) => isBytes(b) && b.byteLength <= LIMITS.chunk);
+  return m as PageMessage | null;
+}
+
+/** The worker's check of what a relay forwards; `bytes` is base64. */
+export function checkCaptureMessage(x: unknown): CaptureMessage | null {
+  const maxB64 = Math.ceil(LIMITS.chunk / 3) * 4;
+  const m = checkCommon(x, (b) => str(b, maxB64) && /^[A-Za-z0-9+/]*={0,2}$/.test(b));
+  return m as CaptureMessage | null;
+}
+
+function checkCommon(x: unknown, bytesOk: (b: unknown) => boolean): Rec | null {
+  if (!isRec(x)) return null;
+  switch (x.k) {
+    case 'open':
+      return keys(x, ['k', 'id', 'api', 't', 'method', 'url', 'requestContentType', 'requestBody', 'requestBodyNote']) &&
+        int(x.id) && oneOf(x.api, APIS) && time(x.t) && str(x.method, 32) && str(x.url, LIMITS.url) &&
+        strOrNull(x.requestContentType, LIMITS.text) && strOrNull(x.requestBody, LIMITS.requestBody) &&
+        (x.requestBodyNote === null || oneOf(x.requestBodyNote, NOTES))
+        ? { k: 'open', id: x.id, api: x.api, t: x.t, method: x.method, url: x.url, requestContentType: x.requestContentType, requestBody: x.requestBody, requestBodyNote: x.requestBodyNote }
+        : null;
+    case 'response':
+      return keys(x, ['k', 'id', 't', 'status', 'statusText', 'contentType', 'url', 'redirected', 'reconstructed']) &&
+        int(x.id) && time(x.t) && int(x.status, 999) && str(x.statusText, LIMITS.text) && strOrNull(x.contentType, LIMITS.text) &&
+        str(x.url, LIMITS.url) && typeof x.redirected === 'boolean' && typeof x.reconstructed === 'boolean'
+        ? { k: 'response', id: x.id, t: x.t, status: x.status, statusText: x.statusText, contentType: x.contentType, url: x.url, redirected: x.redirected, reconstructed: x.reconstructed }
+        : null;
+    case 'chunk':
+      return keys(x, ['k', 'id', 't', 'bytes']) && int(x.id) && time(x.t) && bytesOk(x.bytes)
+        ? { k: 'chunk', id: x.id, t: x.t, bytes: isBytes(x.bytes) ? new Uint8Array(x.bytes) : x.bytes }
+        : null;
+    case 'end':
+      return keys(x, ['k', 'id', 't', 'outcome', 'error']) && int(x.id) && time(x.t) && oneOf(x.outcome, OUTCOMES) && strOrNull(x.error, LIMITS.text)
+        ? { k: 'end', id: x.id, t: x.t, outcome: x.outcome, error: x.error }
+        : null;
+    case 'dropped':
+      return keys(x, ['k', 't', 'id', 'exchanges', 'chunks', 'bytes', 'rejected']) && time(x.t) && (x.id === null || int(x.id)) &&
+        int(x.exchanges) && int(x.chunks) && int(x.bytes) && int(x.rejected)
+        ? { k: 'dropped', t: x.t, id: x.id, exchanges: x.exchanges, chunks: x.chunks, bytes: x.bytes, rejected: x.rejected }
+        : null;
+    default:
+      return null;
+  }
+}
+
+/** The worker's check of relay control messages. */
+export function checkRelayMessage(x: unknown): RelayToWorker | null {
+  if (!isRec(x)) return null;
+  if (x.type === 'hello') {
+    return keys(x, ['type', 'doc', 'url', 'resumed']) && str(x.doc, 64) && str(x.url, LIMITS.url) && typeof x.resumed === 'boolean'
+      ? { type: 'hello', doc: x.doc, url: x.url, resumed: x.resumed }
+      : null;
+  }
+  if (x.type === 'capture' && keys(x, ['type', 'seq', 'msg']) && int(x.seq)) {
+    const msg = checkCaptureMessage(x.msg);
+    return msg ? { type: 'capture', seq: x.seq, msg } : null;
+  }
+  return null;
+}
+
+/** Media type without parameters, lower-cased. */
+export function mediaType(contentType: string | null | undefined): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+export function eventView(record: EventRecord): EventView {
+  return typeof record.raw === 'string'
+    ? { index: record.index, type: record.type, offset: record.offset, size: record.size, time: record.time, raw: record.raw, rawEncoding: 'text' }
+    : { index: record.index, type: record.type, offset: record.offset, size: record.size, time: record.time, raw: toBase64(record.raw), rawEncoding: 'base64' };
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+export function fromBase64(b64: string): Uint8Array {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
