@@ -67,13 +67,18 @@ function moduleName(version: ProtocolVersion): string {
   return `v${version.replace('.', '_')}`;
 }
 
-// Run as a script; imported (by the tests, for toPureEsm) it writes nothing.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/** Writes both versions' validators into src/schema/generated/. */
+export function writeValidators(): string {
   mkdirSync(outDir, { recursive: true });
   for (const version of ['1.0', '1.1'] as const) {
     const { js, dts } = generate(version);
     writeFileSync(join(outDir, `${moduleName(version)}.js`), js);
     writeFileSync(join(outDir, `${moduleName(version)}.d.ts`), dts);
   }
-  console.log(`gen-validators: wrote ${outDir}`);
+  return outDir;
+}
+
+// Run as a script; imported (by the tests for toPureEsm, by start for writeValidators) it writes nothing by itself.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(`gen-validators: wrote ${writeValidators()}`);
 }
