@@ -49,6 +49,8 @@ export default defineConfig({
     emptyOutDir: true,
     minify: false,
     sourcemap: false,
+    // Both browsers preload modules natively; the polyfill's fetch() would be the one network call in the build.
+    modulePreload: { polyfill: false },
     rollupOptions: {
       // The panel is reached only through devtools.panels.create, so crxjs cannot find it in the manifest.
       input: { panel: 'panel/index.html' },
