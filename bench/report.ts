@@ -1,0 +1,23 @@
+/** What every benchmark module hands to run.ts: one titled table, printed as it is. */
+export interface Section {
+  title: string;
+  columns: string[];
+  rows: (string | number)[][];
+  /** Lines printed under the table: targets met or missed, how to read it. */
+  notes?: string[];
+}
+
+export type Benchmark = () => Promise<Section[]>;
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function formatSection(s: Section): string {
+  const cells = [s.columns, ...s.rows.map((r) => r.map(String))];
+  const widths = s.columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]): string => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [`## ${s.title}`, line(s.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line), ...(s.notes ?? []).map((n) => `  ${n}`)].join('\n');
+}

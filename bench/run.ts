@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: runs every benchmark module and prints its tables. A new benchmark (capture
+ * throughput in the browser, panel rendering) is a module exporting a `Benchmark`, added to the list.
+ */
+import { throughput } from './analyzer.ts';
+import { memory } from './memory.ts';
+import { formatSection, type Benchmark } from './report.ts';
+
+const BENCHMARKS: [string, Benchmark][] = [
+  ['analyzer throughput', throughput],
+  ['analyzer memory', memory],
+];
+
+const only = process.argv.slice(2);
+console.log(`# AG-UI Inspector benchmarks — node ${process.version}, ${process.platform}/${process.arch}`);
+for (const [name, bench] of BENCHMARKS) {
+  if (only.length > 0 && !only.some((o) => name.includes(o))) continue;
+  for (const section of await bench()) console.log(`\n${formatSection(section)}`);
+}
