@@ -95,7 +95,8 @@ export const disciplineRules = defineRules({
     id: 'subagent/announced-after-attribution',
     category: 'subagent',
     severity: 'error',
-    fatal: true,
+    // The MUST binds the producer; a consumer must accept attribution whether or not it was announced.
+    fatal: false,
     spec: 'events/subagents#lifecycle',
     title: 'An announced invocation must be announced before any event attributed to it',
   },
@@ -233,7 +234,9 @@ export class RunDiscipline {
         this.sink.report(fam.already, `${ev.type} opens ${fam.label} ${JSON.stringify(id)}, which is already open`, { event: index, path: `/${fam.id}` });
         return;
       }
-      items.set(id, owner);
+      // An untagged tool call inherits the attribution of the message that holds it (events/subagents#ownership).
+      const effective = fam === TOOL && typeof ev.subagentRunId !== 'string' ? (this.parentOwner(ev) ?? owner) : owner;
+      items.set(id, effective);
       if (fam !== TOOL) this.messageOwners.set(id, owner);
       else this.checkToolOwner(ev, owner, index);
       return;
@@ -246,9 +249,16 @@ export class RunDiscipline {
     if (action === 'close') items.delete(id);
   }
 
-  private checkToolOwner(ev: Ev, owner: string, index: number): void {
+  private parentOwner(ev: Ev): string | undefined {
     const parent = str(ev, 'parentMessageId');
-    const parentOwner = parent === undefined ? undefined : this.messageOwners.get(parent);
+    return parent === undefined ? undefined : this.messageOwners.get(parent);
+  }
+
+  /** Only a tag can disagree: an untagged call simply belongs to its message's owner. */
+  private checkToolOwner(ev: Ev, owner: string, index: number): void {
+    if (typeof ev.subagentRunId !== 'string') return;
+    const parent = str(ev, 'parentMessageId');
+    const parentOwner = this.parentOwner(ev);
     if (parentOwner !== undefined && parentOwner !== owner) {
       this.sink.report(
         disciplineRules.toolCallOwner,
