@@ -3,6 +3,7 @@ import type { Finding, ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
 import { enforcementFindings } from '../schema/rules.ts';
 import { createDecoder } from '../wire/index.ts';
+import { TRANSPORT_RULES } from '../wire/rules.ts';
 import type { WireItem } from '../wire/types.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
@@ -94,7 +95,9 @@ export class ExchangeAnalyzer {
       this.o.onEvent(record);
     }
     if (item.kind === 'problem') {
-      this.sink.report(item.rule, item.message, { event: index });
+      // An invalid-UTF-8 note is no frame of its own: it follows the frame whose bytes it is about (wire/frame.ts).
+      const about = index ?? (item.rule === TRANSPORT_RULES.invalidUtf8 ? this.index - 1 : null);
+      this.sink.report(item.rule, item.message, { event: about });
       return;
     }
     const result = enforce.event(item.value, this.version);

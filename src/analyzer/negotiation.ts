@@ -1,7 +1,7 @@
 import { defineRules, type ProtocolVersion } from '../rules/types.ts';
 import type { FindingSink } from './sink.ts';
 import type { NegotiationVerdict } from './types.ts';
-import { negotiate } from './version.ts';
+import { negotiate, parseVersion } from './version.ts';
 
 const SPEC = 'basic/versioning#version-negotiation';
 
@@ -87,7 +87,7 @@ export function judgeProducer(
       sink.report(versionRules.producerUndeclared, `RUN_STARTED declares no protocolVersion: a producer from before the protocol carried a version (a ${judgedAs} producer must declare the version it speaks)`, where);
       break;
     case 'uninterpretable':
-      if (consumer !== null && !/^\d+\.\d+$/.test(consumer)) break; // the consumer side is what cannot be read; reported on the input
+      if (consumer !== null && parseVersion(consumer) === null) break; // the consumer side is what cannot be read; reported on the input
       sink.report(versionRules.producerUninterpretable, `The consumer cannot interpret RUN_STARTED protocolVersion ${shown} (expected MAJOR.MINOR): proceeding as though it were newer`, where);
       break;
     case 'producer-newer':

@@ -162,8 +162,9 @@ export class Verifier {
 
   /** The body ended: a run still active has no outcome. */
   end(index: number): void {
-    for (const e of this.expander.expand({ type: '(end of stream)' }, index)) if (e.type !== '(end of stream)') this.one(e, index);
     const run = this.current;
+    // Ends synthesized after a run closed would be judged as late events the producer never sent, at an index past the stream.
+    if (run?.status === 'active') for (const e of this.expander.expand({ type: '(end of stream)' }, index)) if (e.type !== '(end of stream)') this.one(e, index);
     if (run && run.status === 'active') {
       run.report.outcome = 'truncated';
       this.o.sink.report(lifecycleRules.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });

@@ -72,7 +72,7 @@ export class ThreadTracker {
       }
       answered.add(id);
       const expires = Date.parse(String(pending.interrupts.get(id)));
-      if (e.status !== 'abandoned' && !Number.isNaN(expires) && expires <= sentAt) {
+      if (e.status !== 'cancelled' && !Number.isNaN(expires) && expires <= sentAt) {
         sink.report(resumeRules.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(pending.interrupts.get(id))}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
       }
     });

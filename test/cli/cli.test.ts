@@ -1,0 +1,426 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import type { BaseEvent } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import { run } from '../../src/cli/main.ts';
+import { ALL_RULES } from '../../src/rules/index.ts';
+import { CONFORMANCE_1_1, ROOT, sharedAvailable } from '../support/paths.ts';
+
+const execFileP = promisify(execFile);
+
+interface Output {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function cli(...argv: string[]): Output {
+  let out = '';
+  let err = '';
+  const code = run(argv, { out: (s) => void (out += s), err: (s) => void (err += s), colour: false });
+  return { code, out, err };
+}
+
+const json = (o: Output) => JSON.parse(o.out) as { exchanges: Record<string, any>[] };
+
+// Identifiers and bodies for the sample files the tests write.
+const input = { threadId: 't-cli', runId: 'r-cli', protocolVersion: '1.1', messages: [{ id: 'u1', role: 'user', content: 'hi' }] };
+const clean = [
+  { type: 'RUN_STARTED', threadId: 't-cli', runId: 'r-cli', protocolVersion: '1.1' },
+  { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' },
+  { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+  { type: 'RUN_FINISHED', threadId: 't-cli', runId: 'r-cli' },
+];
+/** Breaks identity: its RUN_FINISHED names another run than its RUN_STARTED. */
+const broken = [
+  { type: 'RUN_STARTED', threadId: 't-cli', runId: 'r-cli', protocolVersion: '1.1' },
+  { type: 'RUN_FINISHED', threadId: 't-cli', runId: 'r-other' },
+];
+/** encryptedValueType exists in 1.1 only, so the judged version decides whether it is unrecognised. */
+const versioned = [
+  clean[0],
+  { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: 'm1', encryptedValue: 'e30=', encryptedValueType: 'vendor' },
+  clean[4],
+];
+const sse = (events: unknown[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+const proto = new EventEncoder({ accept: 'application/vnd.ag-ui.event+proto' });
+
+function har(entries: { url: string; mime: string; status?: number; request?: unknown; body: string }[]) {
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'WebInspector', version: '537.36' },
+      entries: entries.map((e, i) => ({
+        startedDateTime: `2025-05-01T10:00:0${i}.000Z`,
+        time: 40,
+        request: {
+          method: e.request === undefined ? 'GET' : 'POST',
+          url: e.url,
+          httpVersion: 'HTTP/1.1',
+          headers: e.request === undefined ? [] : [{ name: 'Content-Type', value: 'application/json' }],
+          queryString: [],
+          cookies: [],
+          headersSize: -1,
+          bodySize: -1,
+          ...(e.request === undefined ? {} : { postData: { mimeType: 'application/json', text: JSON.stringify(e.request) } }),
+        },
+        response: {
+          status: e.status ?? 200,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          headers: [{ name: 'Content-Type', value: e.mime }],
+          cookies: [],
+          content: { size: e.body.length, mimeType: e.mime, text: e.body },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+        },
+        cache: {},
+        timings: { send: 0, wait: 10, receive: 30 },
+      })),
+    },
+  };
+}
+
+let dir = '';
+const file = (name: string) => join(dir, name);
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'agui-cli-'));
+  writeFileSync(file('clean.sse'), sse(clean));
+  writeFileSync(file('broken.sse'), sse(broken));
+  writeFileSync(file('versioned.sse'), sse(versioned));
+  writeFileSync(file('input.json'), JSON.stringify(input));
+  writeFileSync(file('other-input.json'), JSON.stringify({ ...input, threadId: 't-elsewhere' }));
+  writeFileSync(file('clean.bin'), Buffer.concat(clean.map((e) => Buffer.from(proto.encodeProtobuf(e as BaseEvent)))));
+  writeFileSync(file('clean.jsonl'), clean.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  writeFileSync(file('clean.json'), JSON.stringify(clean, null, 2));
+  writeFileSync(file('fixture.json'), JSON.stringify({ name: 'cli-fixture', input, stream: broken, expect: { outcome: 'failed' } }));
+  writeFileSync(
+    file('session.har'),
+    JSON.stringify(
+      har([
+        { url: 'http://localhost:3000/favicon.ico', mime: 'image/x-icon', body: '' },
+        { url: 'http://localhost:3000/agent', mime: 'text/event-stream', request: input, body: sse(clean) },
+        { url: 'http://localhost:3000/agent', mime: 'application/json', status: 422, request: { ...input, runId: 7 }, body: '{"error":"bad input"}' },
+      ]),
+    ),
+  );
+  writeFileSync(file('notes.txt'), 'hello, this is not a capture\n');
+  writeFileSync(file('object.json'), '{"hello":"world"}');
+  writeFileSync(file('empty.sse'), '');
+  mkdirSync(file('a-directory'));
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('agui-inspector check (in-process)', () => {
+  it('exits 0 when every exchange completes, and says so', () => {
+    const o = cli('check', file('clean.sse'), '--input', file('input.json'));
+    assert.equal(o.code, 0, o.out + o.err);
+    assert.equal(o.err, '');
+    assert.match(o.out, /✓ .*clean\.sse {2}completed/);
+    assert.match(o.out, /1 completed, 0 failed/);
+  });
+
+  it('exits 1 when an exchange fails, naming the rule in every format', () => {
+    for (const format of ['pretty', 'json', 'sarif', 'junit']) {
+      const o = cli('check', file('broken.sse'), '--format', format);
+      assert.equal(o.code, 1, format);
+      assert.match(o.out, /identity\/run-id-mismatch/, format);
+    }
+  });
+
+  it('exits 2 with a one-line reason for a missing file', () => {
+    const o = cli('check', file('missing.sse'));
+    assert.equal(o.code, 2);
+    assert.equal(o.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
+  });
+
+  it('exits 2 with a one-line reason for a file in no recognised format', () => {
+    for (const name of ['notes.txt', 'object.json', 'empty.sse', 'a-directory']) {
+      const o = cli('check', file(name), '--format', 'json');
+      assert.equal(o.code, 2, name);
+      assert.equal(o.err.split('\n').length, 2, `${name}: one line, newline-terminated: ${JSON.stringify(o.err)}`);
+      assert.ok(o.err.startsWith(`agui-inspector: ${file(name)}: `), o.err);
+      assert.deepEqual(json(o), { exchanges: [] });
+    }
+  });
+
+  it('exits 2 when one of several files cannot be read, still reporting the others', () => {
+    const o = cli('check', file('clean.sse'), file('notes.txt'), '--format', 'json');
+    assert.equal(o.code, 2);
+    assert.equal(json(o).exchanges.length, 1);
+    const pretty = cli('check', file('broken.sse'), file('missing.sse'));
+    assert.equal(pretty.code, 2, 'unreadable outranks failed');
+    assert.match(pretty.out, /0 completed, 1 failed, 1 unreadable/);
+  });
+
+  it('exits 2 on usage errors, printing the usage', () => {
+    for (const argv of [[], ['frobnicate'], ['check'], ['check', file('clean.sse'), '--format', 'xml'], ['check', file('clean.sse'), '--as', '1.2'], ['check', file('clean.sse'), '--bogus']]) {
+      const o = cli(...argv);
+      assert.equal(o.code, 2, JSON.stringify(argv));
+      assert.match(o.out + o.err, /Usage:/, JSON.stringify(argv));
+    }
+    const missingInput = cli('check', file('clean.sse'), '--input', file('nope.json'));
+    assert.equal(missingInput.code, 2);
+    assert.equal(missingInput.err, `agui-inspector: cannot read --input ${file('nope.json')}: no such file\n`);
+    assert.equal(cli('--help').code, 0);
+    assert.match(cli('--version').out, /^agui-inspector \d+\.\d+\.\d+\n$/);
+  });
+
+  it('--format json follows the documented contract exactly', () => {
+    const o = cli('check', file('broken.sse'), '--input', file('input.json'), '--format', 'json');
+    const doc = json(o);
+    assert.deepEqual(Object.keys(doc), ['exchanges']);
+    assert.equal(doc.exchanges.length, 1);
+    const [x] = doc.exchanges;
+    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'findings', 'input', 'negotiation', 'runs', 'source', 'verdict']);
+    assert.equal(x!.source, file('broken.sse'));
+    assert.equal(x!.consumerVersion, '1.1');
+    assert.deepEqual(Object.keys(x!.input).sort(), ['findings', 'present', 'verdict']);
+    assert.deepEqual({ present: x!.input.present, verdict: x!.input.verdict, findings: x!.input.findings }, { present: true, verdict: 'valid', findings: [] });
+    assert.deepEqual(x!.negotiation, { consumer: '1.1', producer: '1.1', verdict: 'same' });
+    assert.deepEqual(x!.runs, [{ runId: 'r-cli', threadId: 't-cli', requested: true, outcome: 'success' }]);
+    assert.equal(x!.verdict, 'failed');
+    assert.deepEqual(x!.findings, [
+      {
+        rule: 'identity/run-id-mismatch',
+        category: 'identity',
+        severity: 'error',
+        message: 'RUN_FINISHED runId "r-other" differs from its RUN_STARTED runId "r-cli"',
+        event: 1,
+        path: '/runId',
+        spec: '/spec/1.1/basic/run-input#identity',
+      },
+    ]);
+  });
+
+  it('--format json keeps every finding to the Finding contract, input findings included', () => {
+    const o = cli('check', file('session.har'), file('fixture.json'), '--format', 'json');
+    const all = json(o).exchanges.flatMap((x) => [...x.input.findings, ...x.findings]);
+    assert.ok(all.length >= 3);
+    const ids = new Set(ALL_RULES.map((r) => r.id));
+    for (const f of all) {
+      assert.deepEqual(Object.keys(f).sort(), ['category', 'event', 'message', 'path', 'rule', 'severity', 'spec']);
+      assert.ok(ids.has(f.rule), f.rule);
+      assert.ok(f.event === null || Number.isInteger(f.event));
+      assert.ok(f.path === null || f.path === '' || f.path.startsWith('/'));
+      assert.match(f.spec, /^\/spec\/1\.[01]\//);
+    }
+  });
+
+  it('--format sarif is SARIF 2.1.0: every rule in the driver, results with ruleId, level and message', () => {
+    const o = cli('check', file('broken.sse'), file('notes.txt'), '--input', file('input.json'), '--format', 'sarif');
+    assert.equal(o.code, 2);
+    const log = JSON.parse(o.out);
+    assert.equal(log.version, '2.1.0');
+    assert.match(log.$schema, /sarif-2\.1\.0/);
+    assert.equal(log.runs.length, 1);
+    const driver = log.runs[0].tool.driver;
+    assert.equal(driver.name, 'agui-inspector');
+    assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), ALL_RULES.map((r) => r.id));
+    for (const r of driver.rules) {
+      assert.ok(r.shortDescription.text.length > 0);
+      assert.ok(['error', 'warning', 'note'].includes(r.defaultConfiguration.level));
+    }
+    const results = log.runs[0].results;
+    assert.ok(results.length >= 2);
+    for (const res of results) {
+      assert.equal(typeof res.ruleId, 'string');
+      assert.ok(['error', 'warning', 'note'].includes(res.level), res.level);
+      assert.equal(typeof res.message.text, 'string');
+      assert.equal(typeof res.locations[0].physicalLocation.artifactLocation.uri, 'string');
+      if (res.ruleIndex !== undefined) assert.equal(driver.rules[res.ruleIndex].id, res.ruleId);
+    }
+    const mismatch = results.find((r: { ruleId: string }) => r.ruleId === 'identity/run-id-mismatch');
+    assert.equal(mismatch.level, 'error');
+    assert.equal(mismatch.locations[0].physicalLocation.artifactLocation.uri, file('broken.sse'));
+    assert.equal(mismatch.locations[0].logicalLocations[0].fullyQualifiedName, 'event[1]/runId');
+    assert.ok(results.some((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.level === 'error' && r.locations[0]!.physicalLocation.artifactLocation.uri === file('notes.txt')), 'the unreadable file is a result too');
+  });
+
+  it('--format junit is well-formed XML with one testcase per exchange and a failure for each failed one', () => {
+    const o = cli('check', file('session.har'), file('broken.sse'), file('clean.sse'), '--format', 'junit');
+    assert.equal(o.code, 1);
+    const root = parseXml(o.out);
+    assert.equal(root.name, 'testsuites');
+    const suites = root.children.filter((c) => c.name === 'testsuite');
+    assert.deepEqual(suites.map((s) => s.attrs.name), [file('session.har'), file('broken.sse'), file('clean.sse')]);
+    const cases = suites.map((s) => s.children.filter((c) => c.name === 'testcase'));
+    assert.deepEqual(cases.map((c) => c.length), [2, 1, 1], 'one testcase per exchange (the HAR holds two AG-UI entries)');
+    assert.deepEqual(suites.map((s) => [s.attrs.tests, s.attrs.failures]), [['2', '1'], ['1', '1'], ['1', '0']]);
+    const failed = (c: XmlNode) => c.children.some((x) => x.name === 'failure');
+    assert.deepEqual(cases.map((cs) => cs.map(failed)), [[false, true], [true], [false]]);
+    assert.equal(cases[0]![1]!.attrs.name, `${file('session.har')}#entries/2`);
+    assert.match(cases[1]![0]!.children.find((x) => x.name === 'failure')!.attrs.message!, /differs from its RUN_STARTED runId/);
+  });
+
+  it('--as 1.0 and --as 1.1 change the version judged, whatever the input declares', () => {
+    const judged = (as: string) => json(cli('check', file('versioned.sse'), '--input', file('input.json'), '--as', as, '--format', 'json')).exchanges[0]!;
+    const v10 = judged('1.0');
+    const v11 = judged('1.1');
+    assert.equal(v10.consumerVersion, '1.0');
+    assert.equal(v11.consumerVersion, '1.1');
+    assert.ok(v10.findings.some((f: { rule: string; path: string; spec: string }) => f.rule === 'unrecognised/property' && f.path === '/encryptedValueType' && f.spec.startsWith('/spec/1.0/')));
+    assert.ok(!v11.findings.some((f: { rule: string }) => f.rule === 'unrecognised/property'));
+    assert.equal(json(cli('check', file('versioned.sse'), '--format', 'json')).exchanges[0]!.consumerVersion, '1.0', 'no input, no --as: 1.0');
+  });
+
+  it('--input supplies the request for a raw body: identity is checked against it', () => {
+    const without = json(cli('check', file('clean.sse'), '--format', 'json')).exchanges[0]!;
+    assert.deepEqual(without.input, { present: false, verdict: 'valid', findings: [] });
+    assert.equal(without.negotiation.consumer, null);
+    const matching = json(cli('check', file('clean.sse'), '--input', file('input.json'), '--format', 'json')).exchanges[0]!;
+    assert.equal(matching.input.present, true);
+    assert.deepEqual(matching.findings, []);
+    const other = cli('check', file('clean.sse'), '--input', file('other-input.json'), '--format', 'json');
+    assert.equal(other.code, 1);
+    assert.deepEqual(json(other).exchanges[0]!.findings.map((f: { rule: string; event: number }) => [f.rule, f.event]), [['identity/thread-id-mismatch', 0], ['identity/thread-id-mismatch', 4]]);
+  });
+
+  it('reads raw SSE, raw protobuf, JSONL and JSON array bodies to the same report', () => {
+    const reports = ['clean.sse', 'clean.bin', 'clean.jsonl', 'clean.json'].map((name) => {
+      const o = cli('check', file(name), '--input', file('input.json'), '--format', 'json');
+      assert.equal(o.code, 0, `${name}: ${o.out}${o.err}`);
+      const { source, ...rest } = json(o).exchanges[0]!;
+      assert.equal(source, file(name));
+      return rest;
+    });
+    for (const r of reports.slice(1)) assert.deepEqual(r, reports[0]);
+    assert.deepEqual(reports[0]!.runs, [{ runId: 'r-cli', threadId: 't-cli', requested: true, outcome: 'success' }]);
+  });
+
+  it('reads a conformance fixture, its input as the request', () => {
+    const x = json(cli('check', file('fixture.json'), '--format', 'json')).exchanges[0]!;
+    assert.equal(x.input.present, true);
+    assert.equal(x.verdict, 'failed');
+    assert.deepEqual(x.findings.map((f: { rule: string }) => f.rule), ['identity/run-id-mismatch']);
+  });
+
+  it('reads an official corpus fixture', { skip: !sharedAvailable(CONFORMANCE_1_1) && 'conformance corpus absent' }, () => {
+    const o = cli('check', join(CONFORMANCE_1_1, 'nested-run-started-fatal.json'), '--as', '1.1', '--format', 'json');
+    assert.equal(o.code, 1);
+    assert.ok(json(o).exchanges[0]!.findings.some((f: { rule: string }) => f.rule === 'lifecycle/nested-run-started'));
+    assert.equal(cli('check', join(CONFORMANCE_1_1, 'conformant-run-is-quiet.json'), '--as', '1.1').code, 0);
+  });
+
+  it('reads a HAR: only its AG-UI entries, in order, with their status and request', () => {
+    const o = cli('check', file('session.har'), '--format', 'json');
+    assert.equal(o.code, 1);
+    const xs = json(o).exchanges;
+    assert.deepEqual(xs.map((x) => [x.source, x.verdict]), [[`${file('session.har')}#entries/1`, 'completed'], [`${file('session.har')}#entries/2`, 'failed']]);
+    assert.deepEqual(xs[0]!.findings, []);
+    assert.deepEqual(xs[1]!.findings.map((f: { rule: string }) => f.rule), ['transport/http-error-status']);
+    assert.equal(xs[1]!.input.verdict, 'invalid');
+    assert.deepEqual(xs[1]!.input.findings.map((f: { rule: string; path: string }) => [f.rule, f.path]), [['schema/malformed', '/runId']]);
+  });
+});
+
+describe('agui-inspector rules', () => {
+  it('lists every rule with its category, severity and spec section', () => {
+    const o = cli('rules');
+    assert.equal(o.code, 0);
+    for (const r of ALL_RULES) {
+      const line = o.out.split('\n').find((l) => l.startsWith(r.id + ' '));
+      assert.ok(line, `${r.id} missing from the listing`);
+      assert.ok(line.includes(r.category) && line.includes(r.severity) && line.includes(r.spec), line);
+      assert.equal(line.includes(' fatal '), r.fatal, line);
+      assert.ok(o.out.includes(r.title), r.title);
+    }
+  });
+});
+
+describe('agui-inspector as a child process', () => {
+  const bin = join(ROOT, 'src/cli/bin.ts');
+  const exec = async (...argv: string[]): Promise<Output> => {
+    try {
+      const { stdout, stderr } = await execFileP(process.execPath, ['--import', 'tsx', bin, ...argv], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
+      return { code: 0, out: stdout, err: stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      return { code: err.code, out: err.stdout, err: err.stderr };
+    }
+  };
+
+  it('sets the exit status and prints the same JSON as in-process', async () => {
+    const args = ['check', file('broken.sse'), '--input', file('input.json'), '--format', 'json'];
+    const child = await exec(...args);
+    assert.equal(child.code, 1, child.err);
+    assert.equal(child.err, '');
+    assert.deepEqual(JSON.parse(child.out), json(cli(...args)));
+  });
+
+  it('exits 0 on a clean capture and 2 with a one-line reason on a missing one', async () => {
+    assert.equal((await exec('check', file('clean.sse'), '--input', file('input.json'))).code, 0);
+    const missing = await exec('check', file('missing.sse'));
+    assert.equal(missing.code, 2);
+    assert.equal(missing.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
+  });
+});
+
+interface XmlNode {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlNode[];
+}
+
+/**
+ * A strict reader for the XML subset JUnit reports use: declaration, elements, attributes, text and
+ * the five predefined or numeric entities. Throws on anything not well formed.
+ */
+function parseXml(text: string): XmlNode {
+  const decl = /^<\?xml version="1\.0" encoding="UTF-8"\?>\n/.exec(text);
+  assert.ok(decl, 'XML declaration');
+  let at = decl[0].length;
+  const entity = /&(?:lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/y;
+  const checkText = (s: string, where: string) => {
+    for (let i = s.indexOf('&'); i !== -1; i = s.indexOf('&', i + 1)) {
+      entity.lastIndex = i;
+      assert.ok(entity.test(s), `bare & in ${where}`);
+    }
+    assert.ok(!s.includes('<'), `bare < in ${where}`);
+    assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s), `control character in ${where}`);
+  };
+  const stack: XmlNode[] = [];
+  let root: XmlNode | undefined;
+  const tag = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"]*")*)\s*(\/?)>/y;
+  while (at < text.length) {
+    const next = text.indexOf('<', at);
+    const between = text.slice(at, next === -1 ? text.length : next);
+    if (stack.length === 0) assert.equal(between.trim(), '', 'text outside the root element');
+    else checkText(between, `<${stack.at(-1)!.name}> text`);
+    if (next === -1) break;
+    tag.lastIndex = next;
+    const m = tag.exec(text);
+    assert.ok(m, `malformed tag at ${next}: ${text.slice(next, next + 40)}`);
+    const [, closing, name, attrText, selfClosing] = m;
+    if (closing) {
+      assert.equal(stack.pop()?.name, name, `</${name}> closes the wrong element`);
+    } else {
+      const attrs: Record<string, string> = {};
+      for (const [, k, v] of attrText!.matchAll(/([A-Za-z_][\w.-]*)="([^"]*)"/g)) {
+        assert.ok(!(k! in attrs), `duplicate attribute ${k}`);
+        checkText(v!, `${name}@${k}`);
+        attrs[k!] = v!.replace(/&lt;|&gt;|&amp;|&quot;|&apos;|&#(\d+);/g, (e, n: string | undefined) => (n ? String.fromCharCode(Number(n)) : ({ '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" } as Record<string, string>)[e]!));
+      }
+      const node: XmlNode = { name: name!, attrs, children: [] };
+      if (stack.length) stack.at(-1)!.children.push(node);
+      else {
+        assert.equal(root, undefined, 'a second root element');
+        root = node;
+      }
+      if (!selfClosing) stack.push(node);
+    }
+    at = tag.lastIndex;
+  }
+  assert.equal(stack.length, 0, 'unclosed elements');
+  assert.ok(root, 'no root element');
+  return root;
+}
