@@ -1,6 +1,6 @@
-import jsonpatch, { type Operation } from 'fast-json-patch';
 import { defineRules } from '../rules/types.ts';
 import type { Ev } from './event.ts';
+import { applyPatch } from './patch.ts';
 import type { FindingSink } from './sink.ts';
 
 export const stateRules = defineRules({
@@ -37,15 +37,10 @@ export class StateTracker {
       this.state = ev.snapshot;
       this.onStep?.({ event: index, state: this.state, failed: false });
     } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
-      try {
-        // Not mutating: a patch that fails halfway must leave the state exactly as it was.
-        this.state = jsonpatch.applyPatch(this.state, ev.delta as Operation[], true, false).newDocument;
-        this.onStep?.({ event: index, state: this.state, failed: false });
-      } catch (e) {
-        const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
-        this.sink.report(stateRules.patchFailed, `Failed to apply state patch: ${why}; the state is kept as it was`, { event: index, path: '/delta' });
-        this.onStep?.({ event: index, state: this.state, failed: true });
-      }
+      const result = applyPatch(this.state, ev.delta);
+      if (result.ok) this.state = result.doc;
+      else this.sink.report(stateRules.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
+      this.onStep?.({ event: index, state: this.state, failed: !result.ok });
     }
   }
 }
