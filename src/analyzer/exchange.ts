@@ -62,6 +62,7 @@ export class ExchangeAnalyzer {
       sink: this.sink,
       version: this.version,
       input: this.input.value,
+      effectiveInput: this.input.effective,
       consumerDeclared: consumerDeclaration(this.input.value),
       onState: o.onState,
     });

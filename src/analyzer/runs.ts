@@ -129,6 +129,8 @@ export interface VerifierOptions {
   version: ProtocolVersion;
   /** The input as sent (before any stripping), or null when the request is unknown. */
   input: JsonObject | null;
+  /** The input as a producer of the judged version acts on it, after stripping; an echo may be either. */
+  effectiveInput: JsonObject | null;
   consumerDeclared: string | null;
   onState?: (step: StateStep) => void;
 }
@@ -313,7 +315,8 @@ export class Verifier {
     }
     const keys = new Set([...Object.keys(echo), ...Object.keys(sent)]);
     keys.delete('forwardedProps');
-    const differing = [...keys].filter((k) => !jsonEqual(echo[k], sent[k]));
+    const effective = this.o.effectiveInput;
+    const differing = [...keys].filter((k) => !jsonEqual(echo[k], sent[k]) && !(effective && jsonEqual(echo[k], effective[k])));
     if (differing.length) {
       sink.report(identityRules.echoDiffers, `RUN_STARTED.input differs from the input that was sent in ${differing.map((k) => `/${k}`).join(', ')}`, { event: index, path: '/input' });
     }
