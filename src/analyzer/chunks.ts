@@ -4,7 +4,7 @@ import type { FindingSink } from './sink.ts';
 
 const SPEC = 'basic/patterns/streaming';
 
-export const chunkRules = defineRules({
+export const CHUNK_RULES = defineRules({
   firstChunkMissingField: {
     id: 'streaming/first-chunk-missing-field',
     category: 'streaming',
@@ -138,7 +138,7 @@ export class ChunkExpander {
         else if (candidates.length === 1) owner = candidates[0]!.owner;
         else if (candidates.length > 1) {
           this.sink.report(
-            chunkRules.ambiguousContinuation,
+            CHUNK_RULES.ambiguousContinuation,
             `${fam.chunk} without ${fam.id} or subagentRunId could continue ${candidates.length} open streams (${candidates.map((c) => describeOwner(c.owner)).join(', ')}); a producer running parallel subagents must attribute its continuations`,
             { event: index },
           );
@@ -160,7 +160,7 @@ export class ChunkExpander {
         const established = open.fields[field] ?? implied;
         if (ev[field] !== established) {
           this.sink.report(
-            chunkRules.conflictingRepeat,
+            CHUNK_RULES.conflictingRepeat,
             `${fam.chunk} ${field} ${JSON.stringify(ev[field])} does not match the open stream's ${field} ${JSON.stringify(established ?? null)} for ${fam.id} ${JSON.stringify(open.id)}`,
             { event: index, path: `/${field}` },
           );
@@ -171,7 +171,7 @@ export class ChunkExpander {
       const missing = fam.required.filter((f) => typeof ev[f] !== 'string');
       if (missing.length) {
         this.sink.report(
-          chunkRules.firstChunkMissingField,
+          CHUNK_RULES.firstChunkMissingField,
           `First ${fam.chunk} must have a ${missing.join(' and a ')}: nothing is open in ${describeOwner(owner)}'s lane for it to continue, and a consumer must not invent an identifier`,
           { event: index, path: `/${missing[0]}` },
         );

@@ -2,7 +2,7 @@ import { defineRules, type Rule } from '../rules/types.ts';
 import { describeOwner, ownerOf, str, type Ev } from './event.ts';
 import type { FindingSink } from './sink.ts';
 
-export const disciplineRules = defineRules({
+export const DISCIPLINE_RULES = defineRules({
   textAlreadyOpen: {
     id: 'streaming/text-already-open',
     category: 'streaming',
@@ -141,10 +141,10 @@ interface Family {
   notOpen: Rule;
 }
 
-const TEXT: Family = { label: 'text message', id: 'messageId', already: disciplineRules.textAlreadyOpen, notOpen: disciplineRules.textNotOpen };
-const TOOL: Family = { label: 'tool call', id: 'toolCallId', already: disciplineRules.toolAlreadyOpen, notOpen: disciplineRules.toolNotOpen };
-const REASONING_MSG: Family = { label: 'reasoning message', id: 'messageId', already: disciplineRules.reasoningAlreadyOpen, notOpen: disciplineRules.reasoningNotOpen };
-const REASONING_SPAN: Family = { label: 'reasoning span', id: 'messageId', already: disciplineRules.reasoningAlreadyOpen, notOpen: disciplineRules.reasoningNotOpen };
+const TEXT: Family = { label: 'text message', id: 'messageId', already: DISCIPLINE_RULES.textAlreadyOpen, notOpen: DISCIPLINE_RULES.textNotOpen };
+const TOOL: Family = { label: 'tool call', id: 'toolCallId', already: DISCIPLINE_RULES.toolAlreadyOpen, notOpen: DISCIPLINE_RULES.toolNotOpen };
+const REASONING_MSG: Family = { label: 'reasoning message', id: 'messageId', already: DISCIPLINE_RULES.reasoningAlreadyOpen, notOpen: DISCIPLINE_RULES.reasoningNotOpen };
+const REASONING_SPAN: Family = { label: 'reasoning span', id: 'messageId', already: DISCIPLINE_RULES.reasoningAlreadyOpen, notOpen: DISCIPLINE_RULES.reasoningNotOpen };
 
 /** event type → [family, what it does] */
 const TRIADS = new Map<string, [Family, 'open' | 'continue' | 'close']>([
@@ -221,7 +221,7 @@ export class RunDiscipline {
     for (const [fam, items] of this.open) if (items.size) left.push(`${fam.label}s still open: ${[...items.keys()].join(', ')}`);
     if (this.steps.size) left.push(`steps still open: ${[...this.steps].map((k) => k.split('\0')[1]).join(', ')}`);
     if (this.activeSubagents.size) left.push(`subagent invocations still active: ${[...this.activeSubagents].join(', ')}`);
-    for (const l of left) this.sink.report(disciplineRules.openAtFinish, `Cannot send 'RUN_FINISHED' while ${l}`, { event: index });
+    for (const l of left) this.sink.report(DISCIPLINE_RULES.openAtFinish, `Cannot send 'RUN_FINISHED' while ${l}`, { event: index });
   }
 
   private triad(fam: Family, action: 'open' | 'continue' | 'close', ev: Ev, owner: string, index: number): void {
@@ -261,7 +261,7 @@ export class RunDiscipline {
     const parentOwner = this.parentOwner(ev);
     if (parentOwner !== undefined && parentOwner !== owner) {
       this.sink.report(
-        disciplineRules.toolCallOwner,
+        DISCIPLINE_RULES.toolCallOwner,
         `tool call ${JSON.stringify(ev.toolCallId)} is attributed to ${describeOwner(owner)} but its message ${JSON.stringify(parent)} to ${describeOwner(parentOwner)}`,
         { event: index, path: '/subagentRunId' },
       );
@@ -270,7 +270,7 @@ export class RunDiscipline {
 
   private mismatch(ev: Ev, opener: string, what: string, index: number): void {
     this.sink.report(
-      disciplineRules.attributionMismatch,
+      DISCIPLINE_RULES.attributionMismatch,
       `${ev.type} subagentRunId ${JSON.stringify(ev.subagentRunId)} does not match the owner of ${what}, ${describeOwner(opener)}`,
       { event: index, path: '/subagentRunId' },
     );
@@ -281,14 +281,14 @@ export class RunDiscipline {
     if (name === undefined) return;
     const key = owner + '\0' + name;
     if (ev.type === 'STEP_STARTED') {
-      if (this.steps.has(key)) this.sink.report(disciplineRules.stepAlreadyOpen, `STEP_STARTED opens step ${JSON.stringify(name)} of ${describeOwner(owner)}, which is already open`, { event: index, path: '/stepName' });
+      if (this.steps.has(key)) this.sink.report(DISCIPLINE_RULES.stepAlreadyOpen, `STEP_STARTED opens step ${JSON.stringify(name)} of ${describeOwner(owner)}, which is already open`, { event: index, path: '/stepName' });
       else this.steps.add(key);
       return;
     }
     if (this.steps.delete(key)) return;
     const elsewhere = [...this.steps].find((k) => k.endsWith('\0' + name));
     if (elsewhere !== undefined) this.mismatch(ev, elsewhere.split('\0')[0]!, `step ${JSON.stringify(name)}`, index);
-    else this.sink.report(disciplineRules.stepNotStarted, `STEP_FINISHED closes step ${JSON.stringify(name)} that was not started`, { event: index, path: '/stepName' });
+    else this.sink.report(DISCIPLINE_RULES.stepNotStarted, `STEP_FINISHED closes step ${JSON.stringify(name)} that was not started`, { event: index, path: '/stepName' });
   }
 
   private subagentStarted(ev: Ev, index: number): void {
@@ -296,16 +296,16 @@ export class RunDiscipline {
     if (id === undefined) return;
     const parent = str(ev, 'parentSubagentRunId');
     if (parent !== undefined && !this.activeSubagents.has(parent) && !this.finishedSubagents.has(parent)) {
-      this.sink.report(disciplineRules.subagentUnknownParent, `SUBAGENT_STARTED names parentSubagentRunId ${JSON.stringify(parent)}, which was not announced in this run`, { event: index, path: '/parentSubagentRunId' });
+      this.sink.report(DISCIPLINE_RULES.subagentUnknownParent, `SUBAGENT_STARTED names parentSubagentRunId ${JSON.stringify(parent)}, which was not announced in this run`, { event: index, path: '/parentSubagentRunId' });
     }
     if (this.activeSubagents.has(id)) {
-      this.sink.report(disciplineRules.subagentAlreadyActive, `SUBAGENT_STARTED announces ${JSON.stringify(id)}, which is already active`, { event: index, path: '/subagentRunId' });
+      this.sink.report(DISCIPLINE_RULES.subagentAlreadyActive, `SUBAGENT_STARTED announces ${JSON.stringify(id)}, which is already active`, { event: index, path: '/subagentRunId' });
       return;
     }
     if (this.finishedSubagents.has(id)) {
-      this.sink.report(disciplineRules.subagentReused, `SUBAGENT_STARTED reuses ${JSON.stringify(id)}, an invocation that already finished in this run`, { event: index, path: '/subagentRunId' });
+      this.sink.report(DISCIPLINE_RULES.subagentReused, `SUBAGENT_STARTED reuses ${JSON.stringify(id)}, an invocation that already finished in this run`, { event: index, path: '/subagentRunId' });
     } else if (this.attributedBeforeAnnounce.has(id)) {
-      this.sink.report(disciplineRules.subagentAnnouncedLate, `SUBAGENT_STARTED announces ${JSON.stringify(id)} after events were already attributed to it`, { event: index, path: '/subagentRunId' });
+      this.sink.report(DISCIPLINE_RULES.subagentAnnouncedLate, `SUBAGENT_STARTED announces ${JSON.stringify(id)} after events were already attributed to it`, { event: index, path: '/subagentRunId' });
     }
     this.activeSubagents.add(id);
   }
@@ -314,7 +314,7 @@ export class RunDiscipline {
     const id = str(ev, 'subagentRunId');
     if (id === undefined) return;
     if (!this.activeSubagents.delete(id)) {
-      this.sink.report(disciplineRules.subagentNotStarted, `${ev.type} for ${JSON.stringify(id)}, which is not an active announced invocation`, { event: index, path: '/subagentRunId' });
+      this.sink.report(DISCIPLINE_RULES.subagentNotStarted, `${ev.type} for ${JSON.stringify(id)}, which is not an active announced invocation`, { event: index, path: '/subagentRunId' });
     }
     this.finishedSubagents.add(id);
   }

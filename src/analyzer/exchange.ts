@@ -13,7 +13,7 @@ import type { StateStep } from './state.ts';
 import { Verifier } from './runs.ts';
 import type { ThreadTracker } from './thread.ts';
 import type { EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict } from './types.ts';
-import { transportRules } from './transport.ts';
+import { HTTP_RULES } from './http.ts';
 
 export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** HTTP status of the response, when known; an error status means the producer rejected the input. */
@@ -68,7 +68,7 @@ export class ExchangeAnalyzer {
     });
     this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);
     if (this.rejected) {
-      this.sink.report(transportRules.httpStatus, `The agent answered HTTP ${o.status}: the input was rejected before any run started${this.input.verdict === 'invalid' ? ' (as it must be: the input is malformed)' : ''}`);
+      this.sink.report(HTTP_RULES.httpStatus, `The agent answered HTTP ${o.status}: the input was rejected before any run started${this.input.verdict === 'invalid' ? ' (as it must be: the input is malformed)' : ''}`);
     }
   }
 

@@ -2,11 +2,11 @@ import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules, type Finding, type ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
 import { enforcementFindings } from '../schema/rules.ts';
-import { versionRules } from './negotiation.ts';
+import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import { consumerVersionFor, KNOWN_VERSIONS, parseVersion, compareVersions } from './version.ts';
 
-export const inputRules = defineRules({
+export const INPUT_RULES = defineRules({
   notJson: {
     id: 'input/not-json',
     category: 'input',
@@ -126,11 +126,11 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion): In
   const version = as ?? consumerVersionFor(value?.protocolVersion);
   const sink = new FindingSink(version);
   if (parseError !== null) {
-    sink.report(inputRules.notJson, `The request body is not JSON (${parseError}): a producer must reject it before RUN_STARTED`);
+    sink.report(INPUT_RULES.notJson, `The request body is not JSON (${parseError}): a producer must reject it before RUN_STARTED`);
     return finish(sink, null, null, declared, version);
   }
   if (!value) {
-    sink.report(inputRules.notObject, `The request body is ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}, not a RunAgentInput object`, { path: '' });
+    sink.report(INPUT_RULES.notObject, `The request body is ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}, not a RunAgentInput object`, { path: '' });
     return finish(sink, null, null, declared, version);
   }
   const result = enforce.input(value, version);
@@ -158,15 +158,15 @@ function finish(sink: FindingSink, value: JsonObject | null, effective: JsonObje
 function checkDeclaration(sink: FindingSink, input: JsonObject): void {
   const v = input.protocolVersion;
   if (v === undefined) {
-    sink.report(versionRules.consumerUndeclared, 'RunAgentInput declares no protocolVersion: it reads as a consumer from before the protocol carried a version; a consumer implementing 1.0 must declare it unless it knows its peer predates the field', { path: '/protocolVersion' });
+    sink.report(VERSION_RULES.consumerUndeclared, 'RunAgentInput declares no protocolVersion: it reads as a consumer from before the protocol carried a version; a consumer implementing 1.0 must declare it unless it knows its peer predates the field', { path: '/protocolVersion' });
     return;
   }
   if (typeof v !== 'string') return; // malformed: enforcement already reported it
   const parsed = parseVersion(v);
   if (!parsed) {
-    sink.report(versionRules.consumerUninterpretable, `RunAgentInput protocolVersion ${JSON.stringify(v)} cannot be interpreted (expected MAJOR.MINOR); judged as ${KNOWN_VERSIONS.at(-1)}`, { path: '/protocolVersion' });
+    sink.report(VERSION_RULES.consumerUninterpretable, `RunAgentInput protocolVersion ${JSON.stringify(v)} cannot be interpreted (expected MAJOR.MINOR); judged as ${KNOWN_VERSIONS.at(-1)}`, { path: '/protocolVersion' });
   } else if (compareVersions(parsed, parseVersion(KNOWN_VERSIONS.at(-1)!)!) > 0) {
-    sink.report(versionRules.consumerUnknown, `RunAgentInput declares protocolVersion ${JSON.stringify(v)}, newer than this tool knows; judged as ${KNOWN_VERSIONS.at(-1)}`, { path: '/protocolVersion' });
+    sink.report(VERSION_RULES.consumerUnknown, `RunAgentInput declares protocolVersion ${JSON.stringify(v)}, newer than this tool knows; judged as ${KNOWN_VERSIONS.at(-1)}`, { path: '/protocolVersion' });
   }
 }
 
@@ -177,21 +177,21 @@ function checkMessages(sink: FindingSink, input: JsonObject): void {
   input.messages.forEach((m, i) => {
     if (!isObject(m)) return;
     const at = pointer('messages', i);
-    if (m.role === 'activity') sink.report(inputRules.activityMessage, `messages[${i}] is an activity message: a consumer must strip activity messages from messages before sending`, { path: at });
+    if (m.role === 'activity') sink.report(INPUT_RULES.activityMessage, `messages[${i}] is an activity message: a consumer must strip activity messages from messages before sending`, { path: at });
     if (typeof m.id === 'string') {
-      if (ids.has(m.id)) sink.report(inputRules.duplicateMessageId, `messages[${i}] reuses message id ${JSON.stringify(m.id)}`, { path: `${at}/id` });
+      if (ids.has(m.id)) sink.report(INPUT_RULES.duplicateMessageId, `messages[${i}] reuses message id ${JSON.stringify(m.id)}`, { path: `${at}/id` });
       ids.add(m.id);
     }
     if (m.role === 'assistant' && Array.isArray(m.toolCalls)) for (const c of m.toolCalls) if (isObject(c) && typeof c.id === 'string') calls.add(c.id);
     if (m.role === 'tool' && typeof m.toolCallId === 'string' && !calls.has(m.toolCallId)) {
-      sink.report(inputRules.orphanToolResult, `messages[${i}] answers toolCallId ${JSON.stringify(m.toolCallId)}, which no earlier assistant message called`, { path: `${at}/toolCallId` });
+      sink.report(INPUT_RULES.orphanToolResult, `messages[${i}] answers toolCallId ${JSON.stringify(m.toolCallId)}, which no earlier assistant message called`, { path: `${at}/toolCallId` });
     }
     if (Array.isArray(m.content)) {
       m.content.forEach((part, j) => {
         if (!isObject(part) || !isObject(part.source) || part.source.type !== 'file') return;
         const provider = part.source.provider;
         if (typeof provider === 'string' && provider !== provider.toLowerCase()) {
-          sink.report(inputRules.fileProvider, `messages[${i}].content[${j}] names provider ${JSON.stringify(provider)}; it should be the lowercase vendor id (${JSON.stringify(provider.toLowerCase())})`, { path: `${at}/content/${j}/source/provider` });
+          sink.report(INPUT_RULES.fileProvider, `messages[${i}].content[${j}] names provider ${JSON.stringify(provider)}; it should be the lowercase vendor id (${JSON.stringify(provider.toLowerCase())})`, { path: `${at}/content/${j}/source/provider` });
         }
       });
     }
@@ -203,7 +203,7 @@ function checkResume(sink: FindingSink, input: JsonObject): void {
   const seen = new Set<string>();
   input.resume.forEach((e, i) => {
     if (!isObject(e) || typeof e.interruptId !== 'string') return;
-    if (seen.has(e.interruptId)) sink.report(inputRules.duplicateResume, `resume[${i}] answers interrupt ${JSON.stringify(e.interruptId)} a second time`, { path: pointer('resume', i, 'interruptId') });
+    if (seen.has(e.interruptId)) sink.report(INPUT_RULES.duplicateResume, `resume[${i}] answers interrupt ${JSON.stringify(e.interruptId)} a second time`, { path: pointer('resume', i, 'interruptId') });
     seen.add(e.interruptId);
   });
 }

@@ -5,7 +5,7 @@ import { negotiate, parseVersion } from './version.ts';
 
 const SPEC = 'basic/versioning#version-negotiation';
 
-export const versionRules = defineRules({
+export const VERSION_RULES = defineRules({
   consumerUndeclared: {
     id: 'version/consumer-undeclared',
     category: 'version',
@@ -84,17 +84,17 @@ export function judgeProducer(
   const where = { event: index, path: '/protocolVersion' };
   switch (verdict) {
     case 'undeclared':
-      sink.report(versionRules.producerUndeclared, `RUN_STARTED declares no protocolVersion: a producer from before the protocol carried a version (a ${judgedAs} producer must declare the version it speaks)`, where);
+      sink.report(VERSION_RULES.producerUndeclared, `RUN_STARTED declares no protocolVersion: a producer from before the protocol carried a version (a ${judgedAs} producer must declare the version it speaks)`, where);
       break;
     case 'uninterpretable':
       if (consumer !== null && parseVersion(consumer) === null) break; // the consumer side is what cannot be read; reported on the input
-      sink.report(versionRules.producerUninterpretable, `The consumer cannot interpret RUN_STARTED protocolVersion ${shown} (expected MAJOR.MINOR): proceeding as though it were newer`, where);
+      sink.report(VERSION_RULES.producerUninterpretable, `The consumer cannot interpret RUN_STARTED protocolVersion ${shown} (expected MAJOR.MINOR): proceeding as though it were newer`, where);
       break;
     case 'producer-newer':
-      sink.report(versionRules.producerNewer, `The producer speaks protocolVersion ${shown}, newer than the consumer's ${JSON.stringify(against)}: the consumer proceeds, stripping what ${against} does not describe`, where);
+      sink.report(VERSION_RULES.producerNewer, `The producer speaks protocolVersion ${shown}, newer than the consumer's ${JSON.stringify(against)}: the consumer proceeds, stripping what ${against} does not describe`, where);
       break;
     case 'producer-older':
-      sink.report(versionRules.producerOlder, `The producer speaks protocolVersion ${shown}, older than the consumer's ${JSON.stringify(against)}`, where);
+      sink.report(VERSION_RULES.producerOlder, `The producer speaks protocolVersion ${shown}, older than the consumer's ${JSON.stringify(against)}`, where);
       break;
     case 'same':
       break;

@@ -8,7 +8,7 @@ import type { FindingSink } from './sink.ts';
 import { StateTracker, type StateStep } from './state.ts';
 import type { NegotiationVerdict, RunReport } from './types.ts';
 
-export const lifecycleRules = defineRules({
+export const LIFECYCLE_RULES = defineRules({
   firstEvent: {
     id: 'lifecycle/first-event',
     category: 'lifecycle',
@@ -67,7 +67,7 @@ export const lifecycleRules = defineRules({
   },
 });
 
-export const identityRules = defineRules({
+export const IDENTITY_RULES = defineRules({
   threadMismatch: {
     id: 'identity/thread-id-mismatch',
     category: 'identity',
@@ -169,9 +169,9 @@ export class Verifier {
     if (run?.status === 'active') for (const e of this.expander.expand({ type: '(end of stream)' }, index)) if (e.type !== '(end of stream)') this.one(e, index);
     if (run && run.status === 'active') {
       run.report.outcome = 'truncated';
-      this.o.sink.report(lifecycleRules.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
+      this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
     } else if (!this.seenAny) {
-      this.o.sink.report(lifecycleRules.truncated, 'The stream ended before any event arrived: no run started or reported an outcome', { event: null });
+      this.o.sink.report(LIFECYCLE_RULES.truncated, 'The stream ended before any event arrived: no run started or reported an outcome', { event: null });
     }
     this.checkRequested();
   }
@@ -188,9 +188,9 @@ export class Verifier {
       case 'RUN_ERROR':
         return this.errored(ev, index, first);
     }
-    if (first) sink.report(lifecycleRules.firstEvent, `First event must be 'RUN_STARTED' or 'RUN_ERROR', not '${ev.type}'`, { event: index, path: '/type' });
+    if (first) sink.report(LIFECYCLE_RULES.firstEvent, `First event must be 'RUN_STARTED' or 'RUN_ERROR', not '${ev.type}'`, { event: index, path: '/type' });
     else if (this.current && this.current.status !== 'active') {
-      sink.report(lifecycleRules.afterClose, `'${ev.type}' arrived after run ${JSON.stringify(this.current.report.runId)} closed with '${this.current.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}'`, { event: index, path: '/type' });
+      sink.report(LIFECYCLE_RULES.afterClose, `'${ev.type}' arrived after run ${JSON.stringify(this.current.report.runId)} closed with '${this.current.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}'`, { event: index, path: '/type' });
     }
     (this.current?.status === 'active' ? this.current.discipline : this.orphan).handle(ev, index);
     this.state.handle(ev, index);
@@ -199,7 +199,7 @@ export class Verifier {
   private started(ev: Ev, index: number): void {
     const { sink, input } = this.o;
     if (this.current?.status === 'active') {
-      sink.report(lifecycleRules.nestedRunStarted, `Cannot send 'RUN_STARTED' while a run is still active (run ${JSON.stringify(this.current.report.runId)} has not finished)`, { event: index });
+      sink.report(LIFECYCLE_RULES.nestedRunStarted, `Cannot send 'RUN_STARTED' while a run is still active (run ${JSON.stringify(this.current.report.runId)} has not finished)`, { event: index });
       // The nested run replaces the active one, so what follows is still judged against a run.
       this.current.report.outcome = 'truncated';
     }
@@ -227,11 +227,11 @@ export class Verifier {
     const run = this.current;
     if (!run) {
       // Without a run there is nothing to finish; a stream that opened this way was already reported.
-      if (first) sink.report(lifecycleRules.firstEvent, "First event must be 'RUN_STARTED' or 'RUN_ERROR', not 'RUN_FINISHED'", { event: index, path: '/type' });
+      if (first) sink.report(LIFECYCLE_RULES.firstEvent, "First event must be 'RUN_STARTED' or 'RUN_ERROR', not 'RUN_FINISHED'", { event: index, path: '/type' });
       return;
     }
     if (run.status !== 'active') {
-      sink.report(lifecycleRules.afterClose, `The run has already finished with '${run.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}': a second terminal event for run ${JSON.stringify(run.report.runId)} is not allowed`, { event: index });
+      sink.report(LIFECYCLE_RULES.afterClose, `The run has already finished with '${run.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}': a second terminal event for run ${JSON.stringify(run.report.runId)} is not allowed`, { event: index });
       return;
     }
     run.discipline.finish(index);
@@ -239,7 +239,7 @@ export class Verifier {
     run.report.finishedAt = index;
     const runId = str(ev, 'runId');
     if (runId !== undefined && run.report.runId !== null && runId !== run.report.runId) {
-      sink.report(identityRules.runIdMismatch, `RUN_FINISHED runId ${JSON.stringify(runId)} differs from its RUN_STARTED runId ${JSON.stringify(run.report.runId)}`, { event: index, path: '/runId' });
+      sink.report(IDENTITY_RULES.runIdMismatch, `RUN_FINISHED runId ${JSON.stringify(runId)} differs from its RUN_STARTED runId ${JSON.stringify(run.report.runId)}`, { event: index, path: '/runId' });
     }
     this.checkThread(ev, index);
     const outcome = isObject(ev.outcome) ? ev.outcome : undefined;
@@ -251,7 +251,7 @@ export class Verifier {
       run.report.interrupts = ids;
       this.interrupts.set(run.report, new Map(given.filter((i) => typeof i.id === 'string').map((i) => [i.id as string, i.expiresAt])));
       const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-      if (dup !== undefined) sink.report(lifecycleRules.duplicateInterruptId, `Interrupt id ${JSON.stringify(dup)} appears more than once in run ${JSON.stringify(run.report.runId)}: a resume entry could not tell them apart`, { event: index, path: '/outcome/interrupts' });
+      if (dup !== undefined) sink.report(LIFECYCLE_RULES.duplicateInterruptId, `Interrupt id ${JSON.stringify(dup)} appears more than once in run ${JSON.stringify(run.report.runId)}: a resume entry could not tell them apart`, { event: index, path: '/outcome/interrupts' });
     } else {
       run.report.outcome = kind === 'cancelled' ? 'cancelled' : 'success';
     }
@@ -262,13 +262,13 @@ export class Verifier {
     const run = this.current;
     const message = preview(ev.message, 120);
     if (run?.status === 'errored') {
-      sink.report(lifecycleRules.afterClose, `'RUN_ERROR' arrived after run ${JSON.stringify(run.report.runId)} already ended with 'RUN_ERROR'`, { event: index });
+      sink.report(LIFECYCLE_RULES.afterClose, `'RUN_ERROR' arrived after run ${JSON.stringify(run.report.runId)} already ended with 'RUN_ERROR'`, { event: index });
       return;
     }
     if (run?.status === 'finished') {
-      sink.report(lifecycleRules.lateRunError, `A late RUN_ERROR (${message}) after RUN_FINISHED: run ${JSON.stringify(run.report.runId)} is failed after all`, { event: index });
+      sink.report(LIFECYCLE_RULES.lateRunError, `A late RUN_ERROR (${message}) after RUN_FINISHED: run ${JSON.stringify(run.report.runId)} is failed after all`, { event: index });
     } else {
-      sink.report(lifecycleRules.runError, `The producer reported ${run ? `run ${JSON.stringify(run.report.runId)}` : 'a failure before any run began'} failed: ${message}`, { event: index });
+      sink.report(LIFECYCLE_RULES.runError, `The producer reported ${run ? `run ${JSON.stringify(run.report.runId)}` : 'a failure before any run began'} failed: ${message}`, { event: index });
     }
     if (!run) {
       // A run that failed before it began: it still has an outcome to report.
@@ -287,7 +287,7 @@ export class Verifier {
     const expected = input ? str(input, 'threadId') : undefined;
     const got = str(ev, 'threadId');
     if (expected !== undefined && got !== undefined && got !== expected) {
-      this.o.sink.report(identityRules.threadMismatch, `${ev.type} threadId ${JSON.stringify(got)} differs from the input's threadId ${JSON.stringify(expected)}`, { event: index, path: '/threadId' });
+      this.o.sink.report(IDENTITY_RULES.threadMismatch, `${ev.type} threadId ${JSON.stringify(got)} differs from the input's threadId ${JSON.stringify(expected)}`, { event: index, path: '/threadId' });
     }
   }
 
@@ -299,11 +299,11 @@ export class Verifier {
     const expected = this.o.input ? str(this.o.input, 'runId') : undefined;
     if (expected === undefined) return;
     if (last.runId !== expected) {
-      this.o.sink.report(identityRules.requestedRunId, `The requested run (the stream's last) has runId ${JSON.stringify(last.runId)}, not the input's ${JSON.stringify(expected)}`, { event: last.startedAt, path: '/runId' });
+      this.o.sink.report(IDENTITY_RULES.requestedRunId, `The requested run (the stream's last) has runId ${JSON.stringify(last.runId)}, not the input's ${JSON.stringify(expected)}`, { event: last.startedAt, path: '/runId' });
     }
     for (const r of this.runs) {
       if (r !== last && r.runId === expected) {
-        this.o.sink.report(identityRules.replayedRunId, `Replayed run at event ${r.startedAt} reuses the input's runId ${JSON.stringify(expected)}; a replayed run carries its own`, { event: r.startedAt, path: '/runId' });
+        this.o.sink.report(IDENTITY_RULES.replayedRunId, `Replayed run at event ${r.startedAt} reuses the input's runId ${JSON.stringify(expected)}; a replayed run carries its own`, { event: r.startedAt, path: '/runId' });
       }
     }
   }
@@ -311,14 +311,14 @@ export class Verifier {
   private compareEcho(echo: JsonObject, sent: JsonObject, index: number): void {
     const { sink } = this.o;
     if (!jsonEqual(echo.forwardedProps, sent.forwardedProps)) {
-      sink.report(identityRules.echoAltered, `RUN_STARTED.input.forwardedProps is ${preview(echo.forwardedProps)}, but ${preview(sent.forwardedProps)} was sent: intermediaries must not alter it`, { event: index, path: '/input/forwardedProps' });
+      sink.report(IDENTITY_RULES.echoAltered, `RUN_STARTED.input.forwardedProps is ${preview(echo.forwardedProps)}, but ${preview(sent.forwardedProps)} was sent: intermediaries must not alter it`, { event: index, path: '/input/forwardedProps' });
     }
     const keys = new Set([...Object.keys(echo), ...Object.keys(sent)]);
     keys.delete('forwardedProps');
     const effective = this.o.effectiveInput;
     const differing = [...keys].filter((k) => !jsonEqual(echo[k], sent[k]) && !(effective && jsonEqual(echo[k], effective[k])));
     if (differing.length) {
-      sink.report(identityRules.echoDiffers, `RUN_STARTED.input differs from the input that was sent in ${differing.map((k) => `/${k}`).join(', ')}`, { event: index, path: '/input' });
+      sink.report(IDENTITY_RULES.echoDiffers, `RUN_STARTED.input differs from the input that was sent in ${differing.map((k) => `/${k}`).join(', ')}`, { event: index, path: '/input' });
     }
   }
 

@@ -3,7 +3,7 @@ import type { Ev } from './event.ts';
 import { applyPatch } from './patch.ts';
 import type { FindingSink } from './sink.ts';
 
-export const stateRules = defineRules({
+export const STATE_RULES = defineRules({
   patchFailed: {
     id: 'state/patch-failed',
     category: 'state',
@@ -39,7 +39,7 @@ export class StateTracker {
     } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
       const result = applyPatch(this.state, ev.delta);
       if (result.ok) this.state = result.doc;
-      else this.sink.report(stateRules.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
+      else this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
       this.onStep?.({ event: index, state: this.state, failed: !result.ok });
     }
   }

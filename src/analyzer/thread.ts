@@ -3,7 +3,7 @@ import { defineRules } from '../rules/types.ts';
 import type { FindingSink } from './sink.ts';
 import type { RunReport } from './types.ts';
 
-export const resumeRules = defineRules({
+export const RESUME_RULES = defineRules({
   uncovered: {
     id: 'interrupt/resume-uncovered',
     category: 'interrupt',
@@ -59,7 +59,7 @@ export class ThreadTracker {
     const known = this.threads.has(input.threadId);
     const pending = this.threads.get(input.threadId) ?? null;
     if (!pending) {
-      if (known && resume.length) sink.report(resumeRules.answersNothing, `resume carries ${resume.length} entr${resume.length === 1 ? 'y' : 'ies'}, but the thread's last run was not interrupted: they answer nothing`, { path: '/resume' });
+      if (known && resume.length) sink.report(RESUME_RULES.answersNothing, `resume carries ${resume.length} entr${resume.length === 1 ? 'y' : 'ies'}, but the thread's last run was not interrupted: they answer nothing`, { path: '/resume' });
       return;
     }
     const answered = new Set<string>();
@@ -67,19 +67,19 @@ export class ThreadTracker {
       const id = typeof e.interruptId === 'string' ? e.interruptId : undefined;
       if (id === undefined) return;
       if (!pending.interrupts.has(id)) {
-        sink.report(resumeRules.unknownInterrupt, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which run ${JSON.stringify(pending.runId)} did not raise`, { path: pointer('resume', i, 'interruptId') });
+        sink.report(RESUME_RULES.unknownInterrupt, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which run ${JSON.stringify(pending.runId)} did not raise`, { path: pointer('resume', i, 'interruptId') });
         return;
       }
       answered.add(id);
       const expires = Date.parse(String(pending.interrupts.get(id)));
       if (e.status !== 'cancelled' && !Number.isNaN(expires) && expires <= sentAt) {
-        sink.report(resumeRules.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(pending.interrupts.get(id))}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
+        sink.report(RESUME_RULES.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(pending.interrupts.get(id))}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
       }
     });
     const uncovered = [...pending.interrupts.keys()].filter((id) => !answered.has(id));
     if (uncovered.length) {
       sink.report(
-        resumeRules.uncovered,
+        RESUME_RULES.uncovered,
         `Run ${JSON.stringify(pending.runId)} was interrupted waiting on ${uncovered.map((x) => JSON.stringify(x)).join(', ')}, which this input's resume list does not cover: each must be answered or explicitly abandoned`,
         { path: input.resume === undefined ? null : '/resume' },
       );

@@ -1,7 +1,7 @@
 import { defineRules } from '../rules/types.ts';
 
 /** What the exchange's HTTP envelope itself says, beyond what the wire readers judge. */
-export const transportRules = defineRules({
+export const HTTP_RULES = defineRules({
   httpStatus: {
     id: 'transport/http-error-status',
     category: 'transport',
