@@ -101,13 +101,18 @@ export class ChunkExpander {
 
   constructor(private readonly sink: FindingSink) {}
 
-  expand(ev: Ev, index: number): Ev[] {
-    const out: Ev[] = [];
+  /** Passes `ev`, or what it expands to with any synthesized ends before it, to `emit` in order. */
+  expand(ev: Ev, index: number, emit: (e: Ev) => void): void {
     const kind = KIND_OF_CHUNK.get(ev.type);
-    if (kind) {
-      this.chunk(kind, ev, index, out);
-      return out;
-    }
+    // Most events meet no open chunk stream: nothing to close, nothing to allocate.
+    if (!kind && this.lanes.size === 0) return emit(ev);
+    const out: Ev[] = [];
+    if (kind) this.chunk(kind, ev, index, out);
+    else this.around(ev, out);
+    for (const e of out) emit(e);
+  }
+
+  private around(ev: Ev, out: Ev[]): void {
     if (RUN_LEVEL.has(ev.type)) {
       for (const owner of [...this.lanes.keys()]) this.closeLane(owner, out);
     } else if (SUBAGENT_TERMINAL.has(ev.type)) {
@@ -119,7 +124,6 @@ export class ChunkExpander {
       if (id !== undefined) for (const lane of this.lanes.values()) for (const open of lane.values()) if (open.id === id) this.close(open, out);
     }
     out.push(ev);
-    return out;
   }
 
   private chunk(kind: Kind, ev: Ev, index: number, out: Ev[]): void {

@@ -102,7 +102,9 @@ export class ExchangeAnalyzer {
       return;
     }
     const result = enforce.event(item.value, this.version);
-    for (const f of enforcementFindings(result, this.version, index)) this.sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+    if (result.verdict !== 'ok' || result.stripped.length > 0) {
+      for (const f of enforcementFindings(result, this.version, index)) this.sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+    }
     if (result.verdict === 'ok' && isObject(result.value)) this.verifier.handle(result.value as Ev, index!);
   }
 

@@ -159,14 +159,17 @@ export class Verifier {
   }
 
   handle(ev: Ev, index: number): void {
-    for (const e of this.expander.expand(ev, index)) this.one(e, index);
+    this.at = index;
+    this.expander.expand(ev, index, this.emit);
   }
+
+  /** The frame index expanded events belong to, for `emit`, which the expander calls once per event. */
+  private at = 0;
+  private readonly emit = (e: Ev): void => this.one(e, this.at);
 
   /** The body ended: a run still active has no outcome. */
   end(index: number): void {
     const run = this.current;
-    // Ends synthesized after a run closed would be judged as late events the producer never sent, at an index past the stream.
-    if (run?.status === 'active') for (const e of this.expander.expand({ type: '(end of stream)' }, index)) if (e.type !== '(end of stream)') this.one(e, index);
     if (run && run.status === 'active') {
       run.report.outcome = 'truncated';
       this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });

@@ -18,6 +18,15 @@ export function decodeUtf8(bytes: Uint8Array): { text: string; valid: boolean } 
   }
 }
 
+/**
+ * The bytes as text when every one is ASCII, else null. One decode then a length check: any byte ≥ 0x80
+ * either joins a multi-byte character (fewer chars than bytes) or becomes U+FFFD.
+ */
+export function asciiText(bytes: Uint8Array): string | null {
+  const text = lenient.decode(bytes);
+  return text.length === bytes.length && !text.includes('\uFFFD') ? text : null;
+}
+
 export function problem(
   rule: Rule,
   at: FramePosition,
@@ -51,6 +60,11 @@ function jsonKind(value: unknown): string {
  */
 export function jsonFrame(bytes: Uint8Array, at: FramePosition, what: string, out: WireItem[]): void {
   const { text, valid } = decodeUtf8(bytes);
+  jsonText(text, valid, at, what, out);
+}
+
+/** The same judgement for a payload already decoded; `valid` says whether its bytes were UTF-8. */
+export function jsonText(text: string, valid: boolean, at: FramePosition, what: string, out: WireItem[]): void {
   let value: unknown;
   let parsed = true;
   try {

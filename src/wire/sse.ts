@@ -1,6 +1,6 @@
-import { ByteQueue, decodeUtf8, jsonFrame, problem } from './frame.ts';
+import { asciiText, ByteQueue, decodeUtf8, jsonFrame, jsonText, problem } from './frame.ts';
 import { TRANSPORT_RULES } from './rules.ts';
-import type { StreamDecoder, WireItem, WireProblem } from './types.ts';
+import type { FramePosition, StreamDecoder, WireItem, WireProblem } from './types.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -117,6 +117,12 @@ export class SseDecoder implements StreamDecoder {
   }
 
   private scan(time: number, final: boolean, out: WireItem[]): void {
+    const staged: Staged[] = [];
+    this.scanLines(time, final, staged);
+    if (staged.length > 0) flush(this.q.view(), staged, out);
+  }
+
+  private scanLines(time: number, final: boolean, out: Staged[]): void {
     const v = this.q.view();
     const len = v.length;
     let s = this.line;
@@ -172,7 +178,7 @@ export class SseDecoder implements StreamDecoder {
     );
   }
 
-  private takeLine(v: Uint8Array, s: number, end: number, next: number, time: number, out: WireItem[]): void {
+  private takeLine(v: Uint8Array, s: number, end: number, next: number, time: number, out: Staged[]): void {
     if (s === end) {
       if (this.data.length > 0) this.dispatch(v, next, time, out);
       this.block = next;
@@ -192,12 +198,15 @@ export class SseDecoder implements StreamDecoder {
     this.data.push(value, end);
   }
 
-  private dispatch(v: Uint8Array, next: number, time: number, out: WireItem[]): void {
+  private dispatch(v: Uint8Array, next: number, time: number, out: Staged[]): void {
     const d = this.data;
-    let payload: Uint8Array;
+    const at = { offset: this.q.base + this.block, size: next - this.block, time };
     if (d.length === 2) {
-      payload = v.subarray(d[0], d[1]);
-    } else {
+      out.push({ start: d[0]!, end: d[1]!, at });
+      return;
+    }
+    let payload: Uint8Array;
+    {
       let total = d.length / 2 - 1;
       for (let i = 0; i < d.length; i += 2) total += d[i + 1]! - d[i]!;
       payload = new Uint8Array(total);
@@ -208,6 +217,32 @@ export class SseDecoder implements StreamDecoder {
         at += d[i + 1]! - d[i]!;
       }
     }
-    jsonFrame(payload, { offset: this.q.base + this.block, size: next - this.block, time }, 'SSE data', out);
+    const items: WireItem[] = [];
+    jsonFrame(payload, at, 'SSE data', items);
+    out.push(...items);
+  }
+}
+
+/** A single-line frame whose payload is still a byte range of the queue, or an item already decided. */
+type Staged = WireItem | { start: number; end: number; at: FramePosition };
+
+/**
+ * Decodes the staged frames of one scan, in order. When the span they cover is plain ASCII — the usual
+ * case — one TextDecoder call serves every frame and each payload is a slice of its text; otherwise
+ * each frame is decoded alone, so invalid UTF-8 is still reported against its own frame.
+ */
+function flush(v: Uint8Array, staged: Staged[], out: WireItem[]): void {
+  let from = -1;
+  let to = -1;
+  for (const x of staged) {
+    if ('kind' in x) continue;
+    if (from === -1) from = x.start;
+    to = x.end;
+  }
+  const span = from === -1 ? '' : asciiText(v.subarray(from, to));
+  for (const x of staged) {
+    if ('kind' in x) out.push(x);
+    else if (span !== null) jsonText(span.slice(x.start - from, x.end - from), true, x.at, 'SSE data', out);
+    else jsonFrame(v.subarray(x.start, x.end), x.at, 'SSE data', out);
   }
 }
