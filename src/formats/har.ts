@@ -19,6 +19,8 @@ export interface AguiEntryExtension {
 export interface AguiLogExtension {
   /** The protocol version the attached analysis judged as. */
   protocolVersion?: string;
+  /** Whatever else the writer records about the whole log (a recording's tool and redaction). */
+  [member: string]: unknown;
 }
 
 export interface HarMeta {
@@ -26,6 +28,8 @@ export interface HarMeta {
   protocolVersion?: string;
   /** Index-aligned with the exchanges; each lands in its entry's `_agui.analysis`. */
   analysis?: unknown[];
+  /** Further members of the log-level `_agui`. */
+  extension?: Record<string, unknown>;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -134,8 +138,9 @@ export function writeHar(exchanges: CapturedExchange[], meta: HarMeta): string {
     creator: meta.creator,
     entries: exchanges.map((x, i) => writeEntry(x, meta.analysis?.[i])),
   };
-  if (meta.protocolVersion !== undefined) {
-    const ext: AguiLogExtension = { protocolVersion: meta.protocolVersion };
+  if (meta.protocolVersion !== undefined || meta.extension !== undefined) {
+    const ext: AguiLogExtension = { ...meta.extension };
+    if (meta.protocolVersion !== undefined) ext.protocolVersion = meta.protocolVersion;
     log._agui = ext;
   }
   return JSON.stringify({ log }, null, 2);

@@ -1,0 +1,64 @@
+/** Shared by the recording tests: capturing real traffic, and comparing what analyses say. */
+import { analyzeExchanges } from '../../src/analyzer/index.ts';
+import type { CapturedExchange, Chunk } from '../../src/formats/exchange.ts';
+import { readExchanges } from '../../src/formats/read.ts';
+import type { ProtocolVersion } from '../../src/rules/types.ts';
+import { analysisShape } from '../../src/recording/export.ts';
+
+export const utf8 = new TextEncoder();
+
+/** POSTs a body with fetch and keeps the response the way the extension does: each read as a chunk, stamped with its arrival time. */
+export async function capture(url: string, body: string, accept: string, source: string): Promise<CapturedExchange> {
+  const startedDateTime = new Date().toISOString();
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: accept }, body });
+  const chunks: Chunk[] = [];
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push({ time: performance.now() - t0, bytes: value });
+  }
+  return {
+    source,
+    url,
+    method: 'POST',
+    status: res.status,
+    startedDateTime,
+    requestContentType: 'application/json',
+    requestBody: body,
+    responseContentType: res.headers.get('content-type') ?? '',
+    chunks,
+  };
+}
+
+export function shapes(exchanges: CapturedExchange[], as?: ProtocolVersion): unknown[] {
+  return analyzeExchanges(exchanges, as).map(analysisShape);
+}
+
+export function reread(text: string, name = 'session.har'): CapturedExchange[] {
+  return readExchanges(utf8.encode(text), name);
+}
+
+export function concat(parts: (string | Uint8Array)[]): Uint8Array {
+  const bytes = parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p));
+  const out = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of bytes) {
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
+}
+
+/** The body cut into pieces of the given sizes (the rest in the last), as a network would deliver it. */
+export function chunked(body: Uint8Array, sizes: number[]): Chunk[] {
+  const out: Chunk[] = [];
+  let at = 0;
+  sizes.forEach((n, i) => {
+    out.push({ time: 10 * (i + 1), bytes: body.slice(at, at + n) });
+    at += n;
+  });
+  if (at < body.length) out.push({ time: 10 * (sizes.length + 1), bytes: body.slice(at) });
+  return out;
+}
