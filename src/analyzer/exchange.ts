@@ -82,7 +82,7 @@ export class ExchangeAnalyzer {
     this.ended = true;
     if (this.rejected) return;
     for (const item of this.decoder.end(time)) this.item(item);
-    this.verifier.end(this.index);
+    this.verifier.end();
     const threadId = this.input.value?.threadId;
     if (this.o.thread && typeof threadId === 'string') this.o.thread.record(threadId, this.verifier.runs, (r) => this.verifier.interrupts.get(r) ?? new Map());
   }

@@ -168,7 +168,7 @@ export class Verifier {
   private readonly emit = (e: Ev): void => this.one(e, this.at);
 
   /** The body ended: a run still active has no outcome. */
-  end(index: number): void {
+  end(): void {
     const run = this.current;
     if (run && run.status === 'active') {
       run.report.outcome = 'truncated';
@@ -189,7 +189,7 @@ export class Verifier {
       case 'RUN_FINISHED':
         return this.finished(ev, index, first);
       case 'RUN_ERROR':
-        return this.errored(ev, index, first);
+        return this.errored(ev, index);
     }
     if (first) sink.report(LIFECYCLE_RULES.firstEvent, `First event must be 'RUN_STARTED' or 'RUN_ERROR', not '${ev.type}'`, { event: index, path: '/type' });
     else if (this.current && this.current.status !== 'active') {
@@ -260,7 +260,7 @@ export class Verifier {
     }
   }
 
-  private errored(ev: Ev, index: number, first: boolean): void {
+  private errored(ev: Ev, index: number): void {
     const { sink } = this.o;
     const run = this.current;
     const message = preview(ev.message, 120);

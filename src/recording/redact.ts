@@ -459,7 +459,7 @@ export class Redactor {
     for (const item of found) {
       const payload = body.subarray(item.offset + 4, item.offset + item.size);
       if (item.kind === 'event') {
-        this.protoEvent(body, item.offset, payload, splices, source);
+        this.protoEvent(item.offset, payload, splices, source);
       } else if (item.rule === TRANSPORT_RULES.protoUnknownVariant) {
         // The envelope's own field header stays, so the frame still reads as a variant this build does not know.
         this.opaque(payload.subarray(afterFieldHeader(payload)));
@@ -478,7 +478,7 @@ export class Redactor {
     this.report.unstructured.frames++;
   }
 
-  private protoEvent(body: Uint8Array, offset: number, payload: Uint8Array, splices: Splice[], source: string): void {
+  private protoEvent(offset: number, payload: Uint8Array, splices: Splice[], source: string): void {
     const copy: unknown = decode(payload);
     const refs = new Map<Leaf, { holder: Holder; key: string | number }>();
     const leaves = targets(treeOf(copy, refs), walkEvent, this.groups);

@@ -200,11 +200,13 @@ export class SseDecoder implements StreamDecoder {
 
   private dispatch(v: Uint8Array, next: number, time: number, out: Staged[]): void {
     const d = this.data;
-    const at = { offset: this.q.base + this.block, size: next - this.block, time };
+    const offset = this.q.base + this.block;
+    const size = next - this.block;
     if (d.length === 2) {
-      out.push({ start: d[0]!, end: d[1]!, at });
+      out.push({ start: d[0]!, end: d[1]!, offset, size, time });
       return;
     }
+    const at = { offset, size, time };
     let payload: Uint8Array;
     {
       let total = d.length / 2 - 1;
@@ -224,7 +226,7 @@ export class SseDecoder implements StreamDecoder {
 }
 
 /** A single-line frame whose payload is still a byte range of the queue, or an item already decided. */
-type Staged = WireItem | { start: number; end: number; at: FramePosition };
+type Staged = WireItem | (FramePosition & { start: number; end: number });
 
 /**
  * Decodes the staged frames of one scan, in order. When the span they cover is plain ASCII — the usual
@@ -242,7 +244,7 @@ function flush(v: Uint8Array, staged: Staged[], out: WireItem[]): void {
   const span = from === -1 ? '' : asciiText(v.subarray(from, to));
   for (const x of staged) {
     if ('kind' in x) out.push(x);
-    else if (span !== null) jsonText(span.slice(x.start - from, x.end - from), true, x.at, 'SSE data', out);
-    else jsonFrame(v.subarray(x.start, x.end), x.at, 'SSE data', out);
+    else if (span !== null) jsonText(span.slice(x.start - from, x.end - from), true, x, 'SSE data', out);
+    else jsonFrame(v.subarray(x.start, x.end), x, 'SSE data', out);
   }
 }

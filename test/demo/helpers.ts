@@ -3,24 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Message, ResumeEntry, RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
-import { demoFrontendTool } from '../../demo/scenarios.ts';
 
 export type Json = Record<string, unknown> & { type: string };
 
-export const userMessage: Message = { id: 'user-1', role: 'user', content: 'Hi there, who are you?' };
-
-export function inputFor(overrides: Partial<RunAgentInput> = {}): RunAgentInput {
-  return {
-    threadId: 'thread-demo',
-    runId: 'run-demo',
-    protocolVersion: '1.0',
-    messages: [userMessage],
-    tools: [demoFrontendTool],
-    context: [],
-    state: { preferences: { units: 'metric' } },
-    ...overrides,
-  };
-}
+export { demoInput as inputFor, demoUserMessage as userMessage } from '../../demo/record.ts';
 
 export interface Reply {
   status: number;

@@ -6,7 +6,7 @@ import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { TOOL } from '../../src/meta.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
-import { recordDemoSession } from './demo-session.ts';
+import { recordDemoSession } from '../../demo/record.ts';
 import { reread, shapes } from './support.ts';
 
 let agent: DemoAgent;

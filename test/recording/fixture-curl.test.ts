@@ -9,7 +9,7 @@ import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { FormatError } from '../../src/formats/error.ts';
 import { toFixture, type Fixture } from '../../src/formats/fixture.ts';
 import { inputFor } from '../demo/helpers.ts';
-import { recordDemoSession } from './demo-session.ts';
+import { recordDemoSession } from '../../demo/record.ts';
 import { capture, reread, shapes } from './support.ts';
 
 let agent: DemoAgent;

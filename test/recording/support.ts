@@ -7,30 +7,7 @@ import { analysisShape } from '../../src/recording/export.ts';
 
 export const utf8 = new TextEncoder();
 
-/** POSTs a body with fetch and keeps the response the way the extension does: each read as a chunk, stamped with its arrival time. */
-export async function capture(url: string, body: string, accept: string, source: string): Promise<CapturedExchange> {
-  const startedDateTime = new Date().toISOString();
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: accept }, body });
-  const chunks: Chunk[] = [];
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push({ time: performance.now() - t0, bytes: value });
-  }
-  return {
-    source,
-    url,
-    method: 'POST',
-    status: res.status,
-    startedDateTime,
-    requestContentType: 'application/json',
-    requestBody: body,
-    responseContentType: res.headers.get('content-type') ?? '',
-    chunks,
-  };
-}
+export { captureExchange as capture } from '../../demo/record.ts';
 
 export function shapes(exchanges: CapturedExchange[], as?: ProtocolVersion): unknown[] {
   return analyzeExchanges(exchanges, as).map(analysisShape);

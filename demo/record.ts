@@ -1,0 +1,82 @@
+/**
+ * Records the demo agent's traffic from Node the way the extension captures it — each response read as a
+ * chunk stamped with its arrival time — for the bundled example recording and the recording tests.
+ */
+import type { Interrupt, Message, RunAgentInput } from '@ag-ui/core';
+import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
+import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
+import { demoFrontendTool, resumeEntriesFor, scenarios } from './scenarios.ts';
+
+export const demoUserMessage: Message = { id: 'user-1', role: 'user', content: 'Hi there, who are you?' };
+
+/** A RunAgentInput as the demo page's HttpAgent sends it. */
+export function demoInput(overrides: Partial<RunAgentInput> = {}): RunAgentInput {
+  return {
+    threadId: 'thread-demo',
+    runId: 'run-demo',
+    protocolVersion: '1.0',
+    messages: [demoUserMessage],
+    tools: [demoFrontendTool],
+    context: [],
+    state: { preferences: { units: 'metric' } },
+    ...overrides,
+  };
+}
+
+/** POSTs a body with fetch and keeps the response as the extension does. */
+export async function captureExchange(url: string, body: string, accept: string, source: string): Promise<CapturedExchange> {
+  const startedDateTime = new Date().toISOString();
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: accept }, body });
+  const chunks: Chunk[] = [];
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push({ time: performance.now() - t0, bytes: value });
+  }
+  return {
+    source,
+    url,
+    method: 'POST',
+    status: res.status,
+    startedDateTime,
+    requestContentType: 'application/json',
+    requestBody: body,
+    responseContentType: res.headers.get('content-type') ?? '',
+    chunks,
+  };
+}
+
+const ACCEPT = { sse: 'text/event-stream', protobuf: `${AGUI_MEDIA_TYPE}, text/event-stream` } as const;
+const RAISED: Interrupt[] = [
+  { id: 'approve-send', reason: 'approval' },
+  { id: 'choose-format', reason: 'input_required' },
+];
+
+/**
+ * Every scenario over SSE and protobuf, with an interrupt and its resumes. Sources are named as
+ * readExchanges names HAR entries, so an export of a re-read session is comparable byte for byte.
+ */
+export async function recordDemoSession(base: string): Promise<CapturedExchange[]> {
+  const out: CapturedExchange[] = [];
+  const post = async (scenario: string, transport: 'sse' | 'protobuf', input: object) => {
+    out.push(await captureExchange(`${base}/agent/${scenario}`, JSON.stringify(input), ACCEPT[transport], `session.har#entries/${out.length}`));
+  };
+  for (const transport of ['sse', 'protobuf'] as const) {
+    const threadId = `thread-${transport}`;
+    for (const s of scenarios) {
+      if (!s.transports.includes(transport)) continue;
+      const runId = `${transport}-${s.name}`;
+      await post(s.name, transport, demoInput({ threadId, runId }));
+      if (s.name === 'interrupt') {
+        await post(s.name, transport, demoInput({ threadId, runId: `${runId}-resumed`, resume: resumeEntriesFor(RAISED, 'all') }));
+      }
+    }
+    // An incomplete resume on a thread of its own: the Inspector judges it against the exchange before.
+    const partial = `thread-${transport}-partial`;
+    await post('interrupt', transport, demoInput({ threadId: partial, runId: `${transport}-partial-1` }));
+    await post('interrupt', transport, demoInput({ threadId: partial, runId: `${transport}-partial-2`, resume: resumeEntriesFor(RAISED, 'partial') }));
+  }
+  return out;
+}
