@@ -20,6 +20,16 @@ function isDataLine(v: Uint8Array, s: number, end: number): boolean {
   );
 }
 
+/** Where a data line's value begins: after `data`, its colon and at most one space. */
+function valueStart(v: Uint8Array, s: number, end: number): number {
+  let value = s + 4;
+  if (value < end) {
+    value++;
+    if (value < end && v[value] === SPACE) value++;
+  }
+  return value;
+}
+
 /**
  * Server-sent events per the WHATWG parsing rules, over bytes rather than text:
  * LF and CR never occur inside a UTF-8 sequence, so lines can be cut on bytes and
@@ -135,6 +145,12 @@ export class SseDecoder implements StreamDecoder {
         end = v.indexOf(LF, from);
         if (end === -1) break;
         next = end + 1;
+        // The usual frame — one data line, then its blank line — is taken whole, without the line machinery.
+        if (s === this.block && next < len && v[next] === LF && isDataLine(v, s, end)) {
+          out.push({ start: valueStart(v, s, end), end, offset: this.q.base + s, size: next + 1 - s, time });
+          s = this.block = next + 1;
+          continue;
+        }
       } else {
         if (this.nextLF !== -1 && this.nextLF < s) this.nextLF = v.indexOf(LF, from);
         if (this.nextCR !== -1 && this.nextCR < s) this.nextCR = v.indexOf(CR, from);
@@ -190,12 +206,7 @@ export class SseDecoder implements StreamDecoder {
       return;
     }
     if (!isDataLine(v, s, end)) return;
-    let value = s + 4;
-    if (value < end) {
-      value++;
-      if (value < end && v[value] === SPACE) value++;
-    }
-    this.data.push(value, end);
+    this.data.push(valueStart(v, s, end), end);
   }
 
   private dispatch(v: Uint8Array, next: number, time: number, out: Staged[]): void {
