@@ -18,6 +18,9 @@ const compiled: Record<ProtocolVersion, typeof v1_1> = { '1.0': v1_0, '1.1': v1_
 
 const DEFS = '#/$defs/';
 
+/** Shared by every clean result; frozen, so a caller that tried to add to it would fail loudly. */
+const NO_STRIPS = Object.freeze([]) as unknown as Strip[];
+
 const child = (pointer: string, key: string | number): string => `${pointer}/${pointerToken(key)}`;
 
 /** Own keys only: a `__proto__` or `constructor` member from JSON.parse is data, never the prototype. */
@@ -322,6 +325,8 @@ function event(value: unknown, version: ProtocolVersion): Enforcement {
   const definition = eventDefinitions(version).get(type);
   const validator = compiled[version].eventValidators.get(type);
   if (definition === undefined || validator === undefined) return { verdict: 'dropped', type };
+  // Nearly every event is valid: one validator call and one small object, nothing else.
+  if (validator(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
   const judgement = judge(value, definition, validator, version);
   switch (judgement.kind) {
     case 'ok': return { verdict: 'ok', value: judgement.value, stripped: judgement.stripped };
