@@ -1,0 +1,113 @@
+/**
+ * The panel in the real browser: headless Chromium with the built extension, the panel page shown a
+ * 100,000-event SSE exchange through its file source (panel/README.md, `window.__aguiPanel`).
+ *
+ * - first screen: from handing over the bytes to the first timeline rows painted (the rest of the file
+ *   keeps being analysed in slices behind it);
+ * - timeline of a loaded exchange: switching to the Timeline view once all 100,000 events are held, as
+ *   when the panel opens on a tab the worker has analysed;
+ * - filter and text search: from choosing an event type, or typing a search, to the filtered rows painted;
+ * - full analysis: until every event is decoded and judged (informational).
+ *
+ * `npx tsx bench/panel.ts` prints the numbers; bench/run.ts calls `panelBench()`.
+ */
+import { pathToFileURL } from 'node:url';
+import { buildExtension, launchChromium } from '../test/e2e/browsers.ts';
+
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+}
+
+const EVENTS = 100_000;
+
+export async function panelBench(): Promise<BenchResult[]> {
+  const b = await launchChromium({ extDir: await buildExtension('chrome') });
+  try {
+    const page = await b.newPage();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${b.base}panel/index.html?view=timeline`);
+    await page.waitForFunction(() => window.__aguiPanel !== undefined);
+    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+    await page.evaluate('globalThis.__name = (f) => f');
+    const r = await page.evaluate(async (n) => {
+      const frame = (): Promise<void> => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      const until = async (what: string, ok: () => boolean): Promise<void> => {
+        const end = performance.now() + 30_000;
+        while (!ok()) {
+          if (performance.now() > end) throw new Error(`panel bench: no ${what}`);
+          await new Promise((res) => setTimeout(res, 0));
+        }
+      };
+      const sse = (e: unknown): string => `data: ${JSON.stringify(e)}\n\n`;
+      const parts = [
+        sse({ type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' }),
+        sse({ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }),
+      ];
+      for (let i = 0; i < n - 4; i++) parts.push(sse({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `word ${i} ` }));
+      parts.push(sse({ type: 'TEXT_MESSAGE_END', messageId: 'm' }), sse({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' }));
+      const bytes = new TextEncoder().encode(parts.join(''));
+
+      const t0 = performance.now();
+      const done = window.__aguiPanel!.openFile(bytes, 'bench.sse', 'timeline');
+      await until('first rows', () => document.querySelector('[data-testid=timeline-row]') !== null);
+      await frame();
+      const firstScreen = performance.now() - t0;
+      await done;
+      await frame();
+      const full = performance.now() - t0;
+      const rows = document.querySelectorAll('[data-testid=exchange-row]').length;
+      const count = document.querySelector('[data-testid=timeline-count]')!.textContent;
+
+      const select = document.querySelector<HTMLSelectElement>('[data-testid=filter-type]')!;
+      const t1 = performance.now();
+      select.value = 'TEXT_MESSAGE_END';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      await until('filtered rows', () => document.querySelector<HTMLElement>('[data-testid=timeline-row]')?.dataset.type === 'TEXT_MESSAGE_END');
+      await frame();
+      const filter = performance.now() - t1;
+
+      // A text search lower-cases every frame once, then scans them all.
+      select.value = '';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      await frame();
+      const search = document.querySelector<HTMLInputElement>('[data-testid=filter-text]')!;
+      const t2 = performance.now();
+      search.value = 'word 99990 ';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+      await until('search hit', () => document.querySelectorAll('[data-testid=timeline-row]').length === 1);
+      await frame();
+      const searchMs = performance.now() - t2;
+
+      // The whole exchange already held, as when the panel opens on a tab the worker analysed.
+      search.value = '';
+      search.dispatchEvent(new Event('input', { bubbles: true }));
+      await frame();
+      document.querySelector<HTMLElement>('[data-testid=tab-input]')!.click();
+      await frame();
+      const t3 = performance.now();
+      document.querySelector<HTMLElement>('[data-testid=tab-timeline]')!.click();
+      await until('reopened timeline', () => document.querySelector('[data-testid=timeline-row]') !== null);
+      await frame();
+      const reopen = performance.now() - t3;
+      if (!document.querySelector('[data-testid=timeline-count]')!.textContent!.startsWith(`${n} events`)) throw new Error('panel bench: timeline reopened filtered');
+      return { firstScreen, full, filter, searchMs, reopen, rows, count };
+    }, EVENTS);
+    if (r.rows !== 1 || r.count !== `${EVENTS} events`) throw new Error(`panel bench: unexpected session (${r.rows} exchanges, ${r.count})`);
+    return [
+      { name: 'panel: first screen of a 100,000-event exchange', value: Math.round(r.firstScreen), unit: 'ms', target: '< 300' },
+      { name: 'panel: timeline of a fully loaded 100,000-event exchange', value: Math.round(r.reopen), unit: 'ms', target: '< 300' },
+      { name: 'panel: filter a 100,000-event timeline by type', value: Math.round(r.filter), unit: 'ms', target: '< 100' },
+      { name: 'panel: text search over a 100,000-event timeline', value: Math.round(r.searchMs), unit: 'ms', target: '< 100' },
+      { name: 'panel: full analysis of a 100,000-event exchange', value: Math.round(r.full), unit: 'ms' },
+    ];
+  } finally {
+    await b.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const r of await panelBench()) console.log(`${r.name}: ${r.value} ${r.unit}${r.target ? ` (target ${r.target})` : ''}`);
+}

@@ -1,0 +1,68 @@
+/**
+ * Entry point. Inside DevTools the panel inspects `devtools.inspectedWindow.tabId`; opened as a page
+ * (tests, Firefox automation) it takes `?tabId=N`. `?view=` picks the first view, `?theme=` the theme.
+ */
+import { render } from 'preact';
+import browser from 'webextension-polyfill';
+import { App, VIEWS, type ViewId } from './app.tsx';
+import type { SessionSource, SessionState } from './model.ts';
+import './panel.css';
+import { FileSource, LiveSource } from './sources.ts';
+
+const params = new URLSearchParams(location.search);
+
+type Theme = 'light' | 'dark';
+
+/** DevTools' own theme wins; outside DevTools the stylesheet follows prefers-color-scheme. */
+function applyTheme(name: string | undefined): void {
+  const theme: Theme | null = name === 'dark' ? 'dark' : name === 'default' || name === 'light' ? 'light' : null;
+  if (theme) document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;
+}
+
+const devtools = browser.devtools as typeof browser.devtools | undefined;
+applyTheme(params.get('theme') ?? devtools?.panels?.themeName);
+// Firefox tells panels when the DevTools theme changes; Chrome reloads them.
+const panels = devtools?.panels as { onThemeChanged?: { addListener(l: (t: string) => void): void } } | undefined;
+panels?.onThemeChanged?.addListener((t) => applyTheme(params.get('theme') ?? t));
+
+const param = params.get('tabId');
+const tabId = param !== null ? Number(param) : devtools?.inspectedWindow?.tabId;
+const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'input';
+
+/** What a panel with no tab shows: the test pages that only use the worker API open it this way. */
+const idle: SessionSource = {
+  kind: 'live',
+  subscribe(l: (s: SessionState) => void) {
+    l({ status: 'no-tab', label: '', exchanges: [], stats: null, preserve: false, recording: false });
+    return () => undefined;
+  },
+  close() {},
+};
+
+const root = document.getElementById('app')!;
+let current: SessionSource = tabId !== undefined && Number.isSafeInteger(tabId) ? new LiveSource(tabId) : idle;
+
+let generation = 0;
+
+function show(source: SessionSource, initialView: ViewId = view): void {
+  if (source !== current) current.close();
+  current = source;
+  // A new source starts the panel over: no selection or filter carries across.
+  render(<App key={++generation} source={source} initialView={initialView} />, root);
+}
+show(current);
+
+/** Test and benchmark hook (panel/README.md): shows a recorded file instead of the live tab. */
+declare global {
+  interface Window {
+    __aguiPanel?: { openFile(bytes: Uint8Array, name: string, view?: ViewId): Promise<void> };
+  }
+}
+window.__aguiPanel = {
+  openFile(bytes, name, initialView) {
+    const source = FileSource.fromBytes(bytes, name);
+    show(source, initialView);
+    return source.done;
+  },
+};

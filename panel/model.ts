@@ -1,0 +1,108 @@
+/**
+ * What the panel shows, independent of where it came from: a session of exchanges, each with what was
+ * captured (request body, response type and status, the frames and, when the source has them, the raw
+ * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
+ * and a file.
+ */
+import type { ExchangeReport } from '../src/analyzer/types.ts';
+import type { Chunk } from '../src/formats/exchange.ts';
+import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
+import { transportOf } from '../src/wire/index.ts';
+
+export interface PanelExchange {
+  id: string;
+  url: string;
+  method: string;
+  /** ms since epoch; null when the source does not know (a bare response body). */
+  startedAt: number | null;
+  endedAt: number | null;
+  outcome: Outcome | 'pending';
+  error: string | null;
+  status: number | null;
+  contentType: string | null;
+  requestBody: string | null;
+  requestNote: BodyNote | null;
+  report: ExchangeReport | null;
+  analysisError: string | null;
+  /** Bytes were dropped for the worker's memory cap: the analysis stops where they start. */
+  capped: boolean;
+  /** Append-only, in stream order. */
+  events: EventView[];
+  /** The response body as it arrived, when the source holds it; otherwise rebuilt from `events`. */
+  chunks: Chunk[] | null;
+  /** Bumped on every change, so derived views know when to recompute. */
+  rev: number;
+}
+
+export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'no-tab';
+
+export interface SessionState {
+  status: SourceStatus;
+  /** The inspected page, or the file name. */
+  label: string;
+  exchanges: PanelExchange[];
+  stats: SessionStats | null;
+  preserve: boolean;
+  /** Panel-side: while false, exchanges that begin are not added. */
+  recording: boolean;
+}
+
+/** Where a session comes from. Controls a source cannot honour are absent. */
+export interface SessionSource {
+  readonly kind: 'live' | 'file';
+  subscribe(listener: (state: SessionState) => void): () => void;
+  setRecording?(on: boolean): void;
+  clear?(): Promise<void>;
+  setPreserve?(on: boolean): Promise<void>;
+  close(): void;
+}
+
+export type TransportLabel = 'SSE' | 'protobuf' | 'JSONL' | 'JSON' | '—';
+
+export function transportLabel(contentType: string | null): TransportLabel {
+  switch (transportOf(mediaType(contentType))) {
+    case 'sse': return 'SSE';
+    case 'protobuf': return 'protobuf';
+    case 'jsonl': return 'JSONL';
+    case 'json': return 'JSON';
+    default: return '—';
+  }
+}
+
+export type Verdict = 'completed' | 'failed' | 'pending' | 'unanalysed';
+
+export function verdictOf(x: PanelExchange): Verdict {
+  if (x.report) return x.outcome === 'pending' && x.report.verdict === 'completed' ? 'pending' : x.report.verdict;
+  return x.outcome === 'pending' ? 'pending' : 'unanalysed';
+}
+
+/** Duration in ms: to the end, or to the last frame while the stream is open. */
+export function durationOf(x: PanelExchange): number | null {
+  if (x.startedAt !== null && x.endedAt !== null) return x.endedAt - x.startedAt;
+  const last = x.events.at(-1);
+  return last ? last.time : null;
+}
+
+export function endpointOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
+export function formatMs(ms: number | null): string {
+  if (ms === null) return '—';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+export function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export const SPEC_BASE = 'https://docs.ag-ui.com';
+
+export function specUrl(spec: string): string {
+  return SPEC_BASE + spec;
+}

@@ -1,0 +1,54 @@
+/** State and messages: the state after each snapshot and delta, and the conversation as the application holds it. */
+import type { Full, InputDetail } from '../analysis.ts';
+import { Content } from './content.tsx';
+import { Empty, Json } from '../ui.tsx';
+
+export function StateView({ full, inp, onEvent }: { full: Full; inp: InputDetail; onEvent: (index: number) => void }) {
+  const sent = inp.input.value;
+  const initial = sent && 'state' in sent ? sent.state : {};
+  return (
+    <section class="state-view">
+      <section aria-label="State">
+        <h3>State</h3>
+        <details>
+          <summary>Initial state {sent && 'state' in sent ? '(from the input)' : '(absent in the input: {})'}</summary>
+          <Json value={initial} label="initial state" />
+        </details>
+        {full.states.length === 0 ? <Empty>No STATE_SNAPSHOT or STATE_DELTA on this stream.</Empty> : (
+          <ol class="steps">
+            {full.states.map((s, i) => {
+              const v = full.values[s.event] as { type?: string } | undefined;
+              return (
+                <li key={i} data-testid="state-step" data-event={s.event} data-failed={String(s.failed)} class={s.failed ? 'failed' : ''}>
+                  <button type="button" class="link" onClick={() => onEvent(s.event)} aria-label={`Show event ${s.event} in the timeline`}>#{s.event} {v?.type ?? ''}</button>
+                  {s.failed ? <strong class="sev-error"> ✖ patch failed: state kept as it was</strong> : null}
+                  <details open={i === full.states.length - 1}>
+                    <summary>State after</summary>
+                    <Json value={s.state} label={`state after event ${s.event}`} />
+                  </details>
+                </li>
+              );
+            })}
+          </ol>
+        )}
+      </section>
+      <section aria-label="Messages">
+        <h3>Messages</h3>
+        {full.conversation.length === 0 ? <Empty>No messages.</Empty> : (
+          <ol class="conversation">
+            {full.conversation.map((m, i) => (
+              <li key={i} data-testid="conv-message" data-role={m.role} data-id={m.id}>
+                <span class={`role role-${m.role}`}>{m.role}</span> <code class="muted">{m.id}</code>
+                {m.event === null ? <span class="muted"> (sent by the app)</span> : <span class="muted"> (event #{m.event})</span>}
+                {m.activityType ? <span class="kind"> {m.activityType}</span> : null}
+                <Content content={m.content} />
+                {m.toolCalls.map((c) => <p key={c.id} class="tool-call">→ <code>{c.name}</code>({c.arguments}) <span class="muted">{c.id}</span></p>)}
+                {m.toolCallId ? <p class="muted">answers tool call <code>{m.toolCallId}</code></p> : null}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </section>
+  );
+}

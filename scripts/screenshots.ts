@@ -1,0 +1,75 @@
+/**
+ * `npm run screenshots`: PNGs of every panel view, light and dark, in docs/screenshots/ for the README.
+ * Headless Chromium with the built extension captures a session from the demo page; the panel is then
+ * opened as a page on that tab (`?tabId=`), which renders exactly what the DevTools panel shows.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDemoAgent } from '../demo/agent.ts';
+import { buildExtension, launchChromium, ROOT, sleep } from '../test/e2e/browsers.ts';
+
+const OUT = join(ROOT, 'docs', 'screenshots');
+
+/** The exchange each view is best shown on, by its position in the session below. */
+const SHOTS: { view: string; exchange: number }[] = [
+  { view: 'input', exchange: 3 },
+  { view: 'negotiation', exchange: 2 },
+  { view: 'stripped', exchange: 3 },
+  { view: 'identity', exchange: 1 },
+  { view: 'timeline', exchange: 4 },
+  { view: 'findings', exchange: 5 },
+  { view: 'state', exchange: 0 },
+];
+
+async function main(): Promise<void> {
+  mkdirSync(OUT, { recursive: true });
+  const agent = await startDemoAgent({ port: 0, delayMs: 2 });
+  const b = await launchChromium({ extDir: await buildExtension('chrome') });
+  try {
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/`);
+    await page.waitForFunction(() => typeof window.demo?.run === 'function');
+    const tabId = await b.tabIdOf(page.url());
+    const run = (scenario: string, opts: Record<string, unknown> = {}): Promise<unknown> =>
+      page.evaluate(([s, o]) => window.demo.run(s, o), [scenario, { delay: 2, ...opts }] as const);
+    await run('state');
+    await run('misbehave-identity');
+    await run('misbehave-version');
+    await page.evaluate(async () => {
+      const body = {
+        threadId: 'thread-crafted', runId: 'run-crafted', protocolVersion: '1.0',
+        messages: [
+          { id: 'u1', role: 'user', content: 'Hello', mood: 'curious' },
+          { id: 'a1', role: 'activity', activityType: 'progress', content: { percent: 40 } },
+          { id: 'u2', role: 'user', content: [{ type: 'text', text: 'See attached' }, { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai' } }] },
+        ],
+        tools: [], forwardedProps: { session: null }, clientHint: 'beta',
+      };
+      const res = await fetch('/agent/chat?delay=2', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(body) });
+      await res.text();
+    });
+    await run('misbehave-unknown');
+    await run('interrupt', { threadId: 'thread-shots' });
+    await run('interrupt', { resume: 'partial' });
+
+    const panel = await b.newPage();
+    await panel.setViewportSize({ width: 1280, height: 760 });
+    for (const theme of ['light', 'dark'] as const) {
+      for (const shot of SHOTS) {
+        await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
+        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 7);
+        await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
+        if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
+        await sleep(100);
+        const file = join(OUT, `${shot.view}-${theme}.png`);
+        await panel.screenshot({ path: file });
+        console.log(file);
+      }
+    }
+  } finally {
+    await b.close();
+    await agent.close();
+  }
+}
+
+await main();
