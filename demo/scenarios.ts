@@ -33,6 +33,11 @@ export interface ScenarioInfo {
    * the HTTP binding permits (a client must always be ready for SSE).
    */
   transports: readonly DemoTransport[];
+  /**
+   * What the Inspector judges one request of this scenario (the `interrupt` scenario's first, unresumed
+   * one): the exchange's verdict and the warning and error rules among its findings, exactly.
+   */
+  inspector: { verdict: 'completed' | 'failed'; rules: readonly string[] };
 }
 
 export type Scenario = ScenarioInfo &
@@ -164,6 +169,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 const chat: Scenario = {
   name: 'chat',
+  inspector: { verdict: 'completed', rules: [] },
   description: 'A clean run: one assistant message streamed in several chunks.',
   shows: 'A conformant run with no findings: RUN_STARTED declaring 1.0, one assembled assistant message, RUN_FINISHED.',
   transports: ['sse', 'protobuf'],
@@ -177,6 +183,7 @@ const chat: Scenario = {
 
 const tools: Scenario = {
   name: 'tools',
+  inspector: { verdict: 'completed', rules: [] },
   description: 'A backend tool call answered in-stream, then a call of the frontend tool the input advertises, left pending.',
   shows:
     'Two tool calls: the agent-executed one with its TOOL_CALL_RESULT, the frontend one unanswered and named in the success outcome\'s pendingToolCallIds; no findings.',
@@ -218,6 +225,7 @@ const tools: Scenario = {
 
 const state: Scenario = {
   name: 'state',
+  inspector: { verdict: 'completed', rules: [] },
   description: 'A STATE_SNAPSHOT that keeps the input state and adds a trip plan, then JSON Patch deltas against that snapshot.',
   shows: 'State evolving: a snapshot keeping the input state\'s keys, then RFC 6902 deltas (test/add/replace) that all apply; no findings.',
   transports: ['sse', 'protobuf'],
@@ -266,6 +274,7 @@ function answersInState(state: unknown): Record<string, ResumeEntry> {
  */
 const interrupt: Scenario = {
   name: 'interrupt',
+  inspector: { verdict: 'completed', rules: [] },
   description: 'Without resume: the run ends interrupted, asking two questions. With resume entries answering them: a normal run.',
   shows:
     "RUN_FINISHED with the interrupt outcome carrying two interrupts, then a request whose resume entries cover both and a success run. A partial resume shows an incomplete resume list and the run interrupting again with the uncovered interrupt.",
@@ -315,6 +324,7 @@ const replayHistory: readonly { user: string; assistant: string; state: Record<s
 
 const replay: Scenario = {
   name: 'replay',
+  inspector: { verdict: 'completed', rules: [] },
   description: 'One stream, three runs on the thread: two replayed past runs restated as snapshots, then the requested run.',
   shows:
     'Three runs in one response: two replayed runs with their own runIds carrying MESSAGES_SNAPSHOT/STATE_SNAPSHOT, then the requested run echoing the input runId; no findings.',
@@ -350,6 +360,7 @@ const replay: Scenario = {
 
 const misbehaveIdentity: Scenario = {
   name: 'misbehave-identity',
+  inspector: { verdict: 'failed', rules: ['identity/run-id-mismatch'] },
   description: 'RUN_FINISHED names a runId other than the one RUN_STARTED opened.',
   shows: 'An identity violation: RUN_FINISHED closes a run that was never started (its runId differs from RUN_STARTED\'s).',
   transports: ['sse', 'protobuf'],
@@ -363,6 +374,7 @@ const misbehaveIdentity: Scenario = {
 
 const misbehaveVersion: Scenario = {
   name: 'misbehave-version',
+  inspector: { verdict: 'completed', rules: ['version/producer-newer'] },
   description: 'RUN_STARTED declares protocolVersion "1.9", newer than the 1.0 the consumer speaks.',
   shows: 'A version warning: the producer declares 1.9 against the consumer\'s 1.0; the run itself is served and completes.',
   transports: ['sse', 'protobuf'],
@@ -376,6 +388,7 @@ const misbehaveVersion: Scenario = {
 
 const misbehaveUnknown: Scenario = {
   name: 'misbehave-unknown',
+  inspector: { verdict: 'completed', rules: ['unrecognised/event-type', 'unrecognised/property', 'unrecognised/union-member'] },
   description: 'Unknown material: a property on TEXT_MESSAGE_CONTENT, a PROGRESS_UPDATE event, a "handoff" RUN_FINISHED outcome.',
   shows:
     'Unrecognised material stripped or dropped with warnings: /confidence on TEXT_MESSAGE_CONTENT, the PROGRESS_UPDATE event, and /outcome (read as success).',
@@ -397,6 +410,7 @@ const misbehaveUnknown: Scenario = {
 
 const misbehaveTruncated: Scenario = {
   name: 'misbehave-truncated',
+  inspector: { verdict: 'failed', rules: ['lifecycle/truncated'] },
   description: 'The response ends mid-message: TEXT_MESSAGE_START and some CONTENT, then no END and no RUN_FINISHED.',
   shows: 'A truncated run: the body ended with a message still open and no terminal event.',
   transports: ['sse', 'protobuf'],
@@ -415,6 +429,7 @@ const misbehaveTruncated: Scenario = {
 
 const misbehaveMalformed: Scenario = {
   name: 'misbehave-malformed',
+  inspector: { verdict: 'failed', rules: ['schema/malformed'] },
   description: 'A known field with a malformed value: TEXT_MESSAGE_CONTENT whose delta is the number 42.',
   shows: 'A fatal schema violation at /delta (a number where a string is required); the rest of the stream is conformant.',
   transports: ['sse'],
@@ -451,5 +466,5 @@ export function findScenario(name: string): Scenario | undefined {
 
 /** The scenario list without the event functions, as served at GET /scenarios. */
 export function scenarioInfo(): ScenarioInfo[] {
-  return scenarios.map(({ name, description, shows, transports }) => ({ name, description, shows, transports }));
+  return scenarios.map(({ name, description, shows, transports, inspector }) => ({ name, description, shows, transports, inspector }));
 }
