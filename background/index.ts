@@ -26,7 +26,7 @@ const ready: Promise<void> = (async () => {
     store = await Store.open();
     for (const { meta, log } of await store.load()) {
       const s = new Session(meta.tabId, meta.url, meta.preserve, limits, meta.dropped);
-      for (const r of log) s.replay(r.doc, r.msg);
+      for (const r of log) for (const m of r.msgs) s.replay(r.doc, m);
       s.docs = meta.docs;
       s.next = meta.next;
       sessions.set(meta.tabId, s);
@@ -61,30 +61,47 @@ const relays = new Map<string, Runtime.Port>();
 const pendingLog: { tabId: number; n: number; record: LogRecord }[] = [];
 const dirty = new Set<Session>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
+let writing = false;
+let again = false;
 
+/**
+ * One write at a time, the next as soon as the last is stored: acknowledgements come quickly when
+ * traffic is light, and under load each write takes everything that arrived meanwhile, so the relays'
+ * unacknowledged bytes stay bounded by the store's speed rather than by a timer.
+ */
 function schedule(): void {
-  flushTimer ??= setTimeout(() => void flush(), 20);
+  if (writing) again = true;
+  else flushTimer ??= setTimeout(() => void flush(), 0);
 }
 
 async function flush(): Promise<void> {
   flushTimer = null;
-  const appends = pendingLog.splice(0);
-  const touched = [...dirty];
-  dirty.clear();
-  const metas = touched.map(metaOf);
+  writing = true;
   try {
-    await store?.write(metas, appends);
-  } catch (e) {
-    console.error('[agui-inspector] persisting failed', e);
-  }
-  // Acknowledged only once stored: the relay resends anything a stopped worker had not stored.
-  for (const m of metas) {
-    for (const [doc, seq] of Object.entries(m.docs)) {
-      const ack: WorkerToRelay = { type: 'ack', seq };
-      relays.get(doc)?.postMessage(ack);
+    const appends = pendingLog.splice(0);
+    const touched = [...dirty];
+    dirty.clear();
+    const metas = touched.map(metaOf);
+    try {
+      await store?.write(metas, appends);
+    } catch (e) {
+      console.error('[agui-inspector] persisting failed', e);
+    }
+    // Acknowledged only once stored: the relay resends anything a stopped worker had not stored.
+    for (const m of metas) {
+      for (const [doc, seq] of Object.entries(m.docs)) {
+        const ack: WorkerToRelay = { type: 'ack', seq };
+        relays.get(doc)?.postMessage(ack);
+      }
+    }
+    notifyPanels(touched);
+  } finally {
+    writing = false;
+    if (again) {
+      again = false;
+      schedule();
     }
   }
-  notifyPanels(touched);
 }
 
 async function resetSession(s: Session, url: string): Promise<void> {
@@ -133,14 +150,15 @@ function onRelay(port: Runtime.Port): void {
         dirty.add(s);
         schedule();
       }
-      const welcome: WorkerToRelay = { type: 'welcome', ack: s.docs[doc] ?? 0 };
+      const welcome: WorkerToRelay = { type: 'welcome', ack: s.docs[doc] ?? 0, binary: msg.binary };
       port.postMessage(welcome);
       return;
     }
     if (doc === null) return s.reject();
     if (msg.seq <= (s.docs[doc] ?? 0)) return;
     s.docs[doc] = msg.seq;
-    if (s.apply(doc, msg.msg)) pendingLog.push({ tabId: s.tabId, n: s.next++, record: { doc, msg: msg.msg } });
+    const kept = msg.msgs.filter((m) => s.apply(doc!, m));
+    if (kept.length > 0) pendingLog.push({ tabId: s.tabId, n: s.next++, record: { doc, msgs: kept } });
     dirty.add(s);
     schedule();
   }

@@ -12,8 +12,8 @@ import { ThreadTracker } from '../src/analyzer/thread.ts';
 import type { ExchangeReport } from '../src/analyzer/types.ts';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
 import {
-  eventView, fromBase64,
-  type CaptureMessage, type DropCounts, type EventView, type ExchangeView, type Limits, type SessionStats,
+  eventView,
+  type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
   type SessionSummary, type SessionView,
 } from '../src/messages.ts';
 
@@ -67,7 +67,7 @@ export class Session {
     this.url = url;
   }
 
-  replay(doc: string, msg: CaptureMessage): void {
+  replay(doc: string, msg: PageMessage): void {
     this.counting = false;
     try {
       this.apply(doc, msg);
@@ -92,7 +92,7 @@ export class Session {
   }
 
   /** Applies one checked capture message; returns whether it belongs in the session's log. */
-  apply(doc: string, msg: CaptureMessage): boolean {
+  apply(doc: string, msg: PageMessage): boolean {
     if (msg.k === 'dropped') {
       this.drop('exchanges', msg.exchanges);
       this.drop('chunks', msg.chunks, msg.bytes);
@@ -157,7 +157,7 @@ export class Session {
       }
       case 'chunk': {
         if (!x.view.response) return this.refuse('rejected');
-        const bytes = fromBase64(msg.bytes);
+        const bytes = msg.bytes;
         if (x.view.capped || this.bytes + bytes.byteLength > this.limits.maxBytes) {
           this.drop('chunks', 1, bytes.byteLength);
           this.cap(x);

@@ -6,7 +6,7 @@
  * chrome.storage: storage.session and storage.local hold 10 MB each, and one tab may keep 64 MB. The
  * database is cleared whenever the browser starts, so nothing captured outlives the browser session.
  */
-import type { CaptureMessage, DropCounts } from '../src/messages.ts';
+import type { DropCounts, PageMessage } from '../src/messages.ts';
 
 export interface MetaRecord {
   tabId: number;
@@ -20,10 +20,11 @@ export interface MetaRecord {
   next: number;
 }
 
+/** One relay batch, as applied: chunk bytes are stored decoded, which is also what the store writes fastest. */
 export interface LogRecord {
-  /** The relay document that sent it; with the message's id it names the exchange. */
+  /** The relay document that sent it; with a message's id it names the exchange. */
   doc: string;
-  msg: CaptureMessage;
+  msgs: PageMessage[];
 }
 
 const DB = 'agui-inspector';
@@ -49,10 +50,13 @@ export class Store {
   private constructor(private readonly db: IDBDatabase) {}
 
   static async open(): Promise<Store> {
-    const r = indexedDB.open(DB, 1);
+    // Version 2: log records hold batches. Older logs are dropped rather than converted.
+    const r = indexedDB.open(DB, 2);
     r.onupgradeneeded = () => {
-      r.result.createObjectStore(META);
-      r.result.createObjectStore(LOG);
+      for (const name of [META, LOG]) {
+        if (r.result.objectStoreNames.contains(name)) r.result.deleteObjectStore(name);
+        r.result.createObjectStore(name);
+      }
     };
     return new Store(await request(r));
   }

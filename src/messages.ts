@@ -3,16 +3,17 @@
  *
  *   page script (MAIN world) ──MessagePort──▶ relay (ISOLATED world) ──runtime Port──▶ worker ◀── extension pages
  *
- * 1. Page script → relay: `PageMessage` over a private MessageChannel (see `HANDSHAKE`).
+ * 1. Page script → relay: batches of `PageMessage` over a private MessageChannel (see `HANDSHAKE`); the
+ *    relay hands emptied staging buffers back on the same channel (see `STAGING_BYTES`).
  * 2. Relay → worker: `RelayToWorker` over a runtime Port named `CAPTURE_PORT`; the worker answers `WorkerToRelay`.
- *    Every capture message carries a per-document sequence number; the worker acknowledges what it has
- *    persisted, and after the worker was stopped the relay reconnects and resends everything unacknowledged.
+ *    Every batch of capture messages carries a per-document sequence number; the worker acknowledges what it
+ *    has persisted, and after the worker was stopped the relay reconnects and resends everything unacknowledged.
  * 3. Extension pages → worker:
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only).
  *
- * Everything that comes from the page is untrusted: `checkPageMessage` (relay) and `checkCaptureMessage`
+ * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
@@ -27,12 +28,18 @@ export const LIMITS = {
   requestBody: 16 * 1024 * 1024,
   /** Largest response chunk in one message; the page script splits bigger reads. */
   chunk: 256 * 1024,
+  /** Most messages in one batch, page script → relay or relay → worker. */
+  batch: 4096,
   url: 8 * 1024,
   text: 1024,
   /** Exchanges one document may have open at once; more are dropped and counted. */
   openExchanges: 256,
-  /** Bytes the relay keeps unacknowledged (waiting for a stopped worker); beyond it chunks are dropped and counted. */
-  relayBuffer: 32 * 1024 * 1024,
+  /**
+   * Response bytes the relay keeps unacknowledged (in flight, or waiting for a stopped worker); beyond it
+   * chunks are dropped and counted. As large as a tab's default cap: a page reading faster than the worker
+   * analyses and persists must not lose what the worker would still have kept.
+   */
+  relayBuffer: 64 * 1024 * 1024,
 } as const;
 
 export type Api = 'fetch' | 'xhr' | 'eventsource';
@@ -92,20 +99,30 @@ export interface DroppedMessage {
   rejected: number;
 }
 export type PageMessage = OpenMessage | ResponseMessage | ChunkMessage | EndMessage | DroppedMessage;
+/** Size of the page script's staging buffers, which the relay returns once it has encoded their bytes. */
+export const STAGING_BYTES = 1024 * 1024;
 
 // ── 2. relay ⇄ worker ────────────────────────────────────────────────────────
 
-/** Chunk bytes travel base64-encoded: Chrome's extension messaging is JSON. */
-export type CaptureMessage = Exclude<PageMessage, ChunkMessage> | ChunkMessage<string>;
+/**
+ * Chunk bytes travel as they are where extension messaging clones structurally (Firefox), and
+ * base64-encoded where it is JSON (Chrome by default). Not as text for valid UTF-8: in Chromium 156
+ * native `toBase64` plus the larger message cost the page's thread within ~15% of decoding and
+ * escaping the quotes of JSON-in-SSE, without UTF-8 boundaries to carry between chunks.
+ */
+export type CaptureMessage = Exclude<PageMessage, ChunkMessage> | ChunkMessage<Uint8Array | string>;
+
+/** Sent in hello; it reaches the worker as a Uint8Array only where messaging keeps binary data. */
+export const BINARY_PROBE = [0xff, 0x00, 0x7f] as const;
 
 export type RelayToWorker =
   /** First message on every connection; `doc` identifies the document across reconnects. */
-  | { type: 'hello'; doc: string; url: string; resumed: boolean }
-  | { type: 'capture'; seq: number; msg: CaptureMessage };
+  | { type: 'hello'; doc: string; url: string; resumed: boolean; probe: Uint8Array }
+  | { type: 'capture'; seq: number; msgs: CaptureMessage[] };
 
 export type WorkerToRelay =
-  /** Reply to hello: the highest seq of this document the worker already holds. */
-  | { type: 'welcome'; ack: number }
+  /** Reply to hello: the highest seq of this document the worker already holds, and whether bytes may travel unencoded. */
+  | { type: 'welcome'; ack: number; binary: boolean }
   /** Everything up to `seq` is persisted; the relay may forget it. */
   | { type: 'ack'; seq: number };
 
@@ -236,20 +253,35 @@ function keys(x: Rec, expected: string[]): boolean {
   return own.length === expected.length && expected.every((k) => Object.prototype.hasOwnProperty.call(x, k));
 }
 
-/** Copies out a page message only when it has exactly the shape above; `bytes` must be a Uint8Array. */
-export function checkPageMessage(x: unknown): PageMessage | null {
-  const m = checkCommon(x, (b) => isBytes(b) && b.byteLength <= LIMITS.chunk);
+/**
+ * A batch of page messages, each copied out only when it has exactly the shape above; `bytes` must be a
+ * Uint8Array. Null for anything but an array; malformed members are null.
+ */
+export function checkPageBatch(x: unknown): (PageMessage | null)[] | null {
+  if (!Array.isArray(x) || x.length > LIMITS.batch) return null;
+  // Not copied here: what came through the MessagePort was cloned or transferred, so no page script holds it.
+  return x.map((m) => checkCommon(m, (b) => (isBytes(b) && b.byteLength <= LIMITS.chunk ? b : null)) as PageMessage | null);
+}
+
+const MAX_BASE64 = Math.ceil(LIMITS.chunk / 3) * 4;
+
+/** The worker's check of what a relay forwards; `bytes` is a Uint8Array or base64, and comes back decoded. */
+function checkCaptureMessage(x: unknown): PageMessage | null {
+  const m = checkCommon(x, (b) => {
+    // Compact: a view would keep (and the store would write) its whole buffer.
+    if (isBytes(b)) return b.byteLength > LIMITS.chunk ? null : b.byteLength === b.buffer.byteLength ? b : b.slice();
+    if (!str(b, MAX_BASE64)) return null;
+    try {
+      return fromBase64(b);
+    } catch {
+      return null;
+    }
+  });
   return m as PageMessage | null;
 }
 
-/** The worker's check of what a relay forwards; `bytes` is base64. */
-export function checkCaptureMessage(x: unknown): CaptureMessage | null {
-  const maxB64 = Math.ceil(LIMITS.chunk / 3) * 4;
-  const m = checkCommon(x, (b) => str(b, maxB64) && /^[A-Za-z0-9+/]*={0,2}$/.test(b));
-  return m as CaptureMessage | null;
-}
-
-function checkCommon(x: unknown, bytesOk: (b: unknown) => boolean): Rec | null {
+/** `bytes` returns the checked bytes of a chunk, or null to refuse the message. */
+function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec | null {
   if (!isRec(x)) return null;
   switch (x.k) {
     case 'open':
@@ -265,10 +297,10 @@ function checkCommon(x: unknown, bytesOk: (b: unknown) => boolean): Rec | null {
         str(x.url, LIMITS.url) && typeof x.redirected === 'boolean' && typeof x.reconstructed === 'boolean'
         ? { k: 'response', id: x.id, t: x.t, status: x.status, statusText: x.statusText, contentType: x.contentType, url: x.url, redirected: x.redirected, reconstructed: x.reconstructed }
         : null;
-    case 'chunk':
-      return keys(x, ['k', 'id', 't', 'bytes']) && int(x.id) && time(x.t) && bytesOk(x.bytes)
-        ? { k: 'chunk', id: x.id, t: x.t, bytes: isBytes(x.bytes) ? new Uint8Array(x.bytes) : x.bytes }
-        : null;
+    case 'chunk': {
+      const b = keys(x, ['k', 'id', 't', 'bytes']) && int(x.id) && time(x.t) ? bytes(x.bytes) : null;
+      return b ? { k: 'chunk', id: x.id, t: x.t, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) } : null;
+    }
     case 'end':
       return keys(x, ['k', 'id', 't', 'outcome', 'error']) && int(x.id) && time(x.t) && oneOf(x.outcome, OUTCOMES) && strOrNull(x.error, LIMITS.text)
         ? { k: 'end', id: x.id, t: x.t, outcome: x.outcome, error: x.error }
@@ -283,17 +315,28 @@ function checkCommon(x: unknown, bytesOk: (b: unknown) => boolean): Rec | null {
   }
 }
 
-/** The worker's check of relay control messages. */
-export function checkRelayMessage(x: unknown): RelayToWorker | null {
+/** The worker's view of relay messages: checked, with chunk bytes decoded. */
+export type CheckedRelayMessage =
+  | { type: 'hello'; doc: string; url: string; resumed: boolean; binary: boolean }
+  | { type: 'capture'; seq: number; msgs: PageMessage[] };
+
+/** The worker's check of relay messages; a batch with any malformed member is refused whole. */
+export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
   if (!isRec(x)) return null;
   if (x.type === 'hello') {
-    return keys(x, ['type', 'doc', 'url', 'resumed']) && str(x.doc, 64) && str(x.url, LIMITS.url) && typeof x.resumed === 'boolean'
-      ? { type: 'hello', doc: x.doc, url: x.url, resumed: x.resumed }
+    const binary = isBytes(x.probe) && x.probe.length === BINARY_PROBE.length && BINARY_PROBE.every((b, i) => (x.probe as Uint8Array)[i] === b);
+    return keys(x, ['type', 'doc', 'url', 'resumed', 'probe']) && str(x.doc, 64) && str(x.url, LIMITS.url) && typeof x.resumed === 'boolean'
+      ? { type: 'hello', doc: x.doc, url: x.url, resumed: x.resumed, binary }
       : null;
   }
-  if (x.type === 'capture' && keys(x, ['type', 'seq', 'msg']) && int(x.seq)) {
-    const msg = checkCaptureMessage(x.msg);
-    return msg ? { type: 'capture', seq: x.seq, msg } : null;
+  if (x.type === 'capture' && keys(x, ['type', 'seq', 'msgs']) && int(x.seq) && Array.isArray(x.msgs) && x.msgs.length <= LIMITS.batch) {
+    const msgs: PageMessage[] = [];
+    for (const m of x.msgs as unknown[]) {
+      const checked = checkCaptureMessage(m);
+      if (!checked) return null;
+      msgs.push(checked);
+    }
+    return { type: 'capture', seq: x.seq, msgs };
   }
   return null;
 }
@@ -309,13 +352,24 @@ export function eventView(record: EventRecord): EventView {
     : { index: record.index, type: record.type, offset: record.offset, size: record.size, time: record.time, raw: toBase64(record.raw), rawEncoding: 'base64' };
 }
 
+/** Native since Chromium 140 and Firefox 133; the extension supports older versions. */
+interface NativeBase64 {
+  toBase64?: (this: Uint8Array) => string;
+}
+const nativeToBase64 = (Uint8Array.prototype as NativeBase64).toBase64;
+const nativeFromBase64 = (Uint8Array as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
+
 export function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
+  if (nativeToBase64) return nativeToBase64.call(bytes);
+  // Small slices: spreading or applying tens of thousands of arguments is slow and can overflow the stack.
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += 0x1000) parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x1000) as unknown as number[]));
+  return btoa(parts.join(''));
 }
 
+/** Throws on characters outside the base64 alphabet. */
 export function fromBase64(b64: string): Uint8Array {
+  if (nativeFromBase64) return nativeFromBase64(b64);
   const s = atob(b64);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);

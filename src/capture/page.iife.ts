@@ -17,7 +17,7 @@
  * The page can tamper with anything in this world after we ran; that only falsifies its own capture,
  * and the relay treats everything from here as untrusted.
  */
-import { HANDSHAKE, LIMITS, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
+import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
 import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from './detect.ts';
 
 (() => {
@@ -42,6 +42,12 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   const blobArrayBuffer = Blob.prototype.arrayBuffer;
   const requestClone = Request.prototype.clone;
   const addListener = EventTarget.prototype.addEventListener;
+  const Bytes = Uint8Array;
+  const NativeArrayBuffer = ArrayBuffer;
+  const typedArray = Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array;
+  const bytesSet = typedArray.set;
+  const bytesSlice = typedArray.slice;
+  const bytesSubarray = typedArray.subarray;
 
   // ── channel to the relay ──────────────────────────────────────────────────
   const channel = new MessageChannel();
@@ -49,9 +55,60 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   const portPost = MessagePort.prototype.postMessage;
   // The relay takes the first handshake of the document and hides it from page listeners.
   window.postMessage({ [HANDSHAKE]: true }, '*', [channel.port2]);
-  const post = (msg: PageMessage, transfer?: ArrayBuffer[]): void => {
-    apply(portPost, port, transfer ? [msg, transfer] : [msg]);
+
+  /**
+   * Messages leave in batches, one per task: the page's read path only copies its chunk into a staging
+   * buffer, and posting, checking and encoding happen in tasks of their own, many chunks at a time.
+   * Staging buffers are transferred, never copied again; the relay returns them once it has encoded
+   * their bytes, and reusing them is much cheaper than writing to freshly allocated memory.
+   */
+  const spare: ArrayBuffer[] = [];
+  port.onmessage = (ev: MessageEvent) => {
+    if (ev.data instanceof NativeArrayBuffer && ev.data.byteLength === STAGING_BYTES && spare.length < 8) spare.push(ev.data);
   };
+  let batch: PageMessage[] = [];
+  let transfer: ArrayBuffer[] = [];
+  let stage: ArrayBuffer | null = null;
+  let staged = 0;
+  let scheduled = false;
+  // A message to ourselves is a task that, unlike a timer, is not throttled in background tabs.
+  const tick = new MessageChannel();
+  tick.port1.onmessage = () => {
+    scheduled = false;
+    flush();
+  };
+
+  function flush(): void {
+    if (batch.length === 0) return;
+    if (staged > 0) {
+      transfer.push(stage!);
+      stage = null;
+      staged = 0;
+    }
+    apply(portPost, port, [batch, transfer]);
+    batch = [];
+    transfer = [];
+  }
+
+  function post(msg: PageMessage): void {
+    if (msg.k === 'chunk' && msg.bytes.buffer !== stage) transfer.push(msg.bytes.buffer as ArrayBuffer);
+    batch.push(msg);
+    if (batch.length >= LIMITS.batch) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      apply(portPost, tick.port2, [null]);
+    }
+  }
+
+  /** A copy of `bytes` (at most LIMITS.chunk) in the staging buffer, which leaves with the current batch. */
+  function stageCopy(bytes: Uint8Array): Uint8Array {
+    if (staged + bytes.byteLength > STAGING_BYTES) flush();
+    stage ??= spare.pop() ?? new NativeArrayBuffer(STAGING_BYTES);
+    const copy = new Bytes(stage, staged, bytes.byteLength);
+    apply(bytesSet, copy, [bytes]);
+    staged += bytes.byteLength;
+    return copy;
+  }
 
   // ── native-looking wrappers ───────────────────────────────────────────────
   const originals = new WeakMap<object, object>();
@@ -149,8 +206,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
 
     private send(msg: PageMessage): void {
       if (this.state === 'recording') {
-        if (msg.k === 'chunk') post(msg, [msg.bytes.buffer as ArrayBuffer]);
-        else post(msg);
+        post(msg);
         if (msg.k === 'end') {
           this.state = 'ended';
           open--;
@@ -167,8 +223,12 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     chunk(bytes: Uint8Array): void {
       if (!this.active) return;
       const t = now();
+      // Copied now, before the page gets its chunk: the page may modify or transfer it.
       for (let at = 0; at < bytes.byteLength; at += LIMITS.chunk) {
-        this.send({ k: 'chunk', id: this.id, t, bytes: bytes.slice(at, at + LIMITS.chunk) });
+        const piece = apply(bytesSubarray, bytes, [at, at + LIMITS.chunk]) as Uint8Array;
+        // Queued pieces wait for the verdict in buffers of their own, which batches may not take along early.
+        const copy = this.state === 'recording' ? stageCopy(piece) : (apply(bytesSlice, piece, []) as Uint8Array);
+        this.send({ k: 'chunk', id: this.id, t, bytes: copy });
       }
       if (this.peek) {
         const verdict = this.peek.push(bytes);

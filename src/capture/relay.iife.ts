@@ -4,7 +4,7 @@
  * Threat model. The page is untrusted: its scripts share the MAIN world with page.iife.ts, can patch
  * anything there after it ran, and can post any window message. What they must not achieve:
  * - crash or stall the worker, or grow its memory without bound: every message is checked here for
- *   exact shape and size (`checkPageMessage`), per-document state is bounded (open exchanges,
+ *   exact shape and size (`checkPageBatch`), per-document state is bounded (open exchanges,
  *   unacknowledged bytes), and the worker checks again and enforces the per-tab caps. Whatever is
  *   refused or dropped is counted and reported, never silently lost;
  * - pose as the capture script: page.iife.ts runs before any page script and hands us a private
@@ -15,8 +15,8 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
-  CAPTURE_PORT, HANDSHAKE, LIMITS, checkPageMessage, toBase64,
-  type CaptureMessage, type DroppedMessage, type RelayToWorker, type WorkerToRelay,
+  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch, toBase64,
+  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 
 (() => {
@@ -64,10 +64,21 @@ import {
       forward(msg, 0);
     });
     Object.assign(dropped, { exchanges: 0, chunks: 0, bytes: 0, rejected: 0 });
+    ship([]);
   }
 
   function receive(raw: unknown): void {
-    const msg = checkPageMessage(raw);
+    const batch = checkPageBatch(raw);
+    if (!batch) return drop(null, 'rejected');
+    const buffers = new Set<ArrayBuffer>();
+    for (const msg of batch) {
+      if (msg?.k === 'chunk' && msg.bytes.buffer.byteLength === STAGING_BYTES) buffers.add(msg.bytes.buffer as ArrayBuffer);
+      handle(msg);
+    }
+    ship([...buffers]);
+  }
+
+  function handle(msg: PageMessage | null): void {
     if (!msg) return drop(null, 'rejected');
     switch (msg.k) {
       case 'open':
@@ -83,10 +94,10 @@ import {
         if (!open.has(msg.id)) return refused.has(msg.id) ? undefined : drop(null, 'rejected');
         return forward(msg, 0);
       case 'chunk': {
-        if (!open.has(msg.id)) return refused.has(msg.id) ? drop(null, 'chunks', msg.bytes.byteLength) : drop(null, 'rejected');
-        const b64 = toBase64(msg.bytes);
-        if (buffered + b64.length > LIMITS.relayBuffer) return drop(msg.id, 'chunks', msg.bytes.byteLength);
-        return forward({ k: 'chunk', id: msg.id, t: msg.t, bytes: b64 }, b64.length);
+        const n = msg.bytes.byteLength;
+        if (!open.has(msg.id)) return refused.has(msg.id) ? drop(null, 'chunks', n) : drop(null, 'rejected');
+        if (buffered + outgoingSize + n > LIMITS.relayBuffer) return drop(msg.id, 'chunks', n);
+        return forward(msg, n);
       }
       case 'end':
         if (!open.delete(msg.id)) {
@@ -104,24 +115,90 @@ import {
   }
 
   // ── delivery to the worker, surviving its restarts ────────────────────────
+  interface Item {
+    seq: number;
+    msgs: CaptureMessage[];
+    /** Bytes held until acknowledged. */
+    size: number;
+    /** The page's staging buffers the chunks are views of, returned once the chunks are encoded. */
+    buffers: ArrayBuffer[];
+    encoded: boolean;
+  }
   let seq = 0;
   let buffered = 0;
-  const unacked: { seq: number; msg: CaptureMessage; size: number }[] = [];
+  let outgoing: CaptureMessage[] = [];
+  let outgoingSize = 0;
+  const unacked: Item[] = [];
   let port: Runtime.Port | null = null;
   let welcomed = false;
+  /** Items up to this seq went out on the current connection. */
+  let sentUpTo = 0;
+  let pumping = false;
+  /** Whether the worker receives bytes as they are; unknown until the first welcome. */
+  let binary: boolean | null = null;
   let dead = false;
   let connections = 0;
 
   function forward(msg: CaptureMessage, size: number): void {
-    const item = { seq: ++seq, msg, size };
+    outgoing.push(msg);
+    outgoingSize += size;
+  }
+
+  /** Sends what this task forwarded as one message: each message to the worker has a fixed cost on the page's thread. */
+  function ship(buffers: ArrayBuffer[]): void {
+    const item: Item = { seq: 0, msgs: outgoing, size: outgoingSize, buffers, encoded: false };
+    outgoing = [];
+    outgoingSize = 0;
+    if (item.msgs.length === 0) return giveBack(item);
+    item.seq = ++seq;
     unacked.push(item);
-    buffered += size;
-    if (port && welcomed) send(item);
+    buffered += item.size;
+    if (port && welcomed) pump();
     else connect();
   }
 
-  function send(item: { seq: number; msg: CaptureMessage }): void {
-    const m: RelayToWorker = { type: 'capture', seq: item.seq, msg: item.msg };
+  /**
+   * Sends when the page is idle: posting to the worker costs the page's thread several milliseconds
+   * per megabyte in Chrome, whatever the encoding, so it must not compete with the page reading its
+   * stream. A page that is never idle still gets its capture out, a slice at a time.
+   */
+  function pump(): void {
+    if (pumping) return;
+    pumping = true;
+    requestIdleCallback((deadline) => {
+      pumping = false;
+      if (!port || !welcomed) return;
+      const end = performance.now() + (deadline.didTimeout ? 8 : deadline.timeRemaining());
+      for (const item of unacked) {
+        if (item.seq <= sentUpTo) continue;
+        if (performance.now() >= end) return pump();
+        send(item);
+        sentUpTo = item.seq;
+      }
+    }, { timeout: 100 });
+  }
+
+  /**
+   * Base64 for a worker that only gets JSON, after which the page may reuse the staging buffers.
+   * Otherwise (Firefox) copies made in this realm: the views belong to the page's compartment, and
+   * cloning a view would clone its whole staging buffer.
+   */
+  function encode(item: Item): void {
+    for (const m of item.msgs) {
+      if (m.k === 'chunk' && typeof m.bytes !== 'string') m.bytes = binary ? new Uint8Array(m.bytes) : toBase64(m.bytes);
+    }
+    item.encoded = true;
+    giveBack(item);
+  }
+
+  function giveBack(item: Item): void {
+    if (binary === false) for (const b of item.buffers) pagePort?.postMessage(b, [b]);
+    item.buffers = [];
+  }
+
+  function send(item: Item): void {
+    if (!item.encoded) encode(item);
+    const m: RelayToWorker = { type: 'capture', seq: item.seq, msgs: item.msgs };
     port?.postMessage(m);
   }
 
@@ -143,8 +220,10 @@ import {
       const m = raw as WorkerToRelay;
       if (m.type === 'welcome') {
         forget(m.ack);
+        binary = m.binary;
         welcomed = true;
-        for (const item of unacked) send(item);
+        sentUpTo = m.ack;
+        pump();
       } else if (m.type === 'ack') {
         forget(m.seq);
       }
@@ -155,7 +234,7 @@ import {
       // A stopped worker loses what it had not acknowledged; reconnecting wakes it and resends.
       if (unacked.length > 0) setTimeout(connect, 50);
     });
-    const hello: RelayToWorker = { type: 'hello', doc, url: location.href.slice(0, LIMITS.url), resumed: connections++ > 0 };
+    const hello: RelayToWorker = { type: 'hello', doc, url: location.href.slice(0, LIMITS.url), resumed: connections++ > 0, probe: new Uint8Array(BINARY_PROBE) };
     port.postMessage(hello);
   }
 
