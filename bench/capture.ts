@@ -25,15 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { Rng } from '../test/analyzer/support/prng.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from '../test/e2e/browsers.ts';
-import { formatSection, median } from './report.ts';
-
-export interface CaptureRow {
-  name: string;
-  value: number;
-  unit: string;
-  target?: string;
-  note?: string;
-}
+import { formatSection, measuresSection, median, type Measure } from './report.ts';
 
 const MB = 1e6;
 /** Under the default per-tab cap of 64 MiB (request body included), so nothing is dropped. */
@@ -243,7 +235,7 @@ function percentile(xs: number[], p: number): number {
 
 const round = (x: number, digits: number): number => Number(x.toFixed(digits));
 
-export async function captureBench(): Promise<CaptureRow[]> {
+export async function captureBench(): Promise<Measure[]> {
   const body = longAnswer(STREAM_BYTES);
   const extDir = await buildExtension('chrome');
   const server = await startServer(body);
@@ -292,7 +284,7 @@ export async function captureBench(): Promise<CaptureRow[]> {
     const ratio = speed(on) / speed(off);
     const spread = (s: Side, runs = mbps): string => `runs ${runs.get(s)!.map((x) => x.toFixed(0)).join(', ')}`;
     const mb = (body.length / MB).toFixed(1);
-    const rows: CaptureRow[] = [
+    const rows: Measure[] = [
       { name: 'SSE throughput, no extension', value: round(speed(off), 1), unit: 'MB/s', note: `${spread(off)}; ${mb} MB, ${WRITE_MIN / 1024}–${WRITE_MAX / 1024} KB writes` },
       { name: 'SSE throughput, with extension', value: round(speed(on), 1), unit: 'MB/s', note: spread(on) },
       {
@@ -345,15 +337,9 @@ export async function captureBench(): Promise<CaptureRow[]> {
   }
 }
 
+export const CAPTURE_TITLE = 'Capture overhead in Chromium: the page with and without the extension';
+export const CAPTURE_NOTES = ['MB = 10^6 bytes; delays are receive time in the page minus send time stamped by the server, same system clock'];
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const rows = await captureBench();
-  console.log(formatSection({
-    title: 'Capture overhead in Chromium: the page with and without the extension',
-    columns: ['measure', 'value', 'unit', 'target'],
-    rows: rows.map((r) => [r.name, r.value, r.unit, r.target ?? '']),
-    notes: [
-      ...rows.filter((r) => r.note).map((r) => `${r.name}: ${r.note}`),
-      'MB = 10^6 bytes; delays are receive time in the page minus send time stamped by the server, same system clock',
-    ],
-  }));
+  console.log(formatSection(measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)));
 }

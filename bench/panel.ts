@@ -13,17 +13,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { buildExtension, launchChromium } from '../test/e2e/browsers.ts';
-
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  target?: string;
-}
+import { formatSection, measuresSection, type Measure } from './report.ts';
 
 const EVENTS = 100_000;
 
-export async function panelBench(): Promise<BenchResult[]> {
+export async function panelBench(): Promise<Measure[]> {
   const b = await launchChromium({ extDir: await buildExtension('chrome') });
   try {
     const page = await b.newPage();
@@ -108,6 +102,8 @@ export async function panelBench(): Promise<BenchResult[]> {
   }
 }
 
+export const PANEL_TITLE = 'The panel in real Chromium, on a 100,000-event exchange';
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const r of await panelBench()) console.log(`${r.name}: ${r.value} ${r.unit}${r.target ? ` (target ${r.target})` : ''}`);
+  console.log(formatSection(measuresSection(PANEL_TITLE, await panelBench())));
 }

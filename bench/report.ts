@@ -9,6 +9,24 @@ export interface Section {
 
 export type Benchmark = () => Promise<Section[]>;
 
+/** One measured figure against its target, as the browser benchmarks report theirs. */
+export interface Measure {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+  note?: string;
+}
+
+export function measuresSection(title: string, rows: Measure[], notes: string[] = []): Section {
+  return {
+    title,
+    columns: ['measure', 'value', 'unit', 'target'],
+    rows: rows.map((r) => [r.name, r.value, r.unit, r.target ?? '']),
+    notes: [...rows.filter((r) => r.note).map((r) => `${r.name}: ${r.note}`), ...notes],
+  };
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -3,12 +3,16 @@
  * throughput in the browser, panel rendering) is a module exporting a `Benchmark`, added to the list.
  */
 import { throughput } from './analyzer.ts';
+import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
 import { memory } from './memory.ts';
-import { formatSection, type Benchmark } from './report.ts';
+import { PANEL_TITLE, panelBench } from './panel.ts';
+import { formatSection, measuresSection, type Benchmark } from './report.ts';
 
 const BENCHMARKS: [string, Benchmark][] = [
   ['analyzer throughput', throughput],
   ['analyzer memory', memory],
+  ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
+  ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
 ];
 
 const only = process.argv.slice(2);
