@@ -6,7 +6,8 @@
  */
 import { decode } from '@ag-ui/proto';
 import type { Chunk } from '../src/formats/exchange.ts';
-import { fromBase64, mediaType, type EventView } from '../src/messages.ts';
+import { fromBase64 } from '../src/base64.ts';
+import { mediaType, type EventView } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
 
 const encoder = new TextEncoder();

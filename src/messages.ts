@@ -17,6 +17,7 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
+import { fromBase64, toBase64 } from './base64.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
 export const PANEL_PORT = 'agui-inspector/panel';
@@ -350,28 +351,4 @@ export function eventView(record: EventRecord): EventView {
   return typeof record.raw === 'string'
     ? { index: record.index, type: record.type, offset: record.offset, size: record.size, time: record.time, raw: record.raw, rawEncoding: 'text' }
     : { index: record.index, type: record.type, offset: record.offset, size: record.size, time: record.time, raw: toBase64(record.raw), rawEncoding: 'base64' };
-}
-
-/** Native since Chromium 140 and Firefox 133; the extension supports older versions. */
-interface NativeBase64 {
-  toBase64?: (this: Uint8Array) => string;
-}
-const nativeToBase64 = (Uint8Array.prototype as NativeBase64).toBase64;
-const nativeFromBase64 = (Uint8Array as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
-
-export function toBase64(bytes: Uint8Array): string {
-  if (nativeToBase64) return nativeToBase64.call(bytes);
-  // Small slices: spreading or applying tens of thousands of arguments is slow and can overflow the stack.
-  const parts: string[] = [];
-  for (let i = 0; i < bytes.length; i += 0x1000) parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x1000) as unknown as number[]));
-  return btoa(parts.join(''));
-}
-
-/** Throws on characters outside the base64 alphabet. */
-export function fromBase64(b64: string): Uint8Array {
-  if (nativeFromBase64) return nativeFromBase64(b64);
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }

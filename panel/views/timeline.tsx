@@ -7,7 +7,8 @@
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Ev } from '../../src/analyzer/event.ts';
-import { fromBase64, type EventView } from '../../src/messages.ts';
+import { fromBase64 } from '../../src/base64.ts';
+import type { EventView } from '../../src/messages.ts';
 import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../src/rules/types.ts';
 import { enforce } from '../../src/schema/enforce.ts';
 import type { Full } from '../analysis.ts';

@@ -11,20 +11,13 @@
  *   object whose `type` is an AG-UI event type; at most PEEK_LIMIT bytes are examined.
  */
 import { LIMITS } from '../messages.ts';
+import { EVENT_TYPES } from '../schema/event-types.ts';
 
 export const PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 export const SSE_MEDIA_TYPE = 'text/event-stream';
 export const PEEK_LIMIT = 64 * 1024;
 
-const EVENT_TYPES = new Set([
-  'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TEXT_MESSAGE_CHUNK',
-  'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_CHUNK', 'TOOL_CALL_RESULT',
-  'STATE_SNAPSHOT', 'STATE_DELTA', 'MESSAGES_SNAPSHOT', 'ACTIVITY_SNAPSHOT', 'ACTIVITY_DELTA',
-  'RAW', 'CUSTOM', 'RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR', 'STEP_STARTED', 'STEP_FINISHED',
-  'REASONING_START', 'REASONING_MESSAGE_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_MESSAGE_END',
-  'REASONING_MESSAGE_CHUNK', 'REASONING_END', 'REASONING_ENCRYPTED_VALUE',
-  'SUBAGENT_STARTED', 'SUBAGENT_FINISHED', 'SUBAGENT_ERROR',
-]);
+const EVENT_TYPE_NAMES = new Set(EVENT_TYPES);
 
 export function isRunAgentInputText(text: string): boolean {
   if (text.length > LIMITS.requestBody) return false;
@@ -45,7 +38,7 @@ export function isRunAgentInputText(text: string): boolean {
 export function isAgUiEventJson(text: string): boolean {
   try {
     const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && EVENT_TYPES.has((v as { type?: unknown }).type as string);
+    return typeof v === 'object' && v !== null && EVENT_TYPE_NAMES.has((v as { type?: unknown }).type as string);
   } catch {
     return false;
   }

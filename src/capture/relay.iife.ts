@@ -15,9 +15,10 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
-  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch, toBase64,
+  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch,
   type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
+import { toBase64 } from '../base64.ts';
 
 (() => {
   const doc = crypto.randomUUID();

@@ -1,4 +1,6 @@
 import { SseDecoder } from '../wire/sse.ts';
+import { fromBase64, toBase64 } from '../base64.ts';
+import { isObject, type JsonObject as Json } from '../json.ts';
 import { transportOf } from '../wire/index.ts';
 import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
@@ -51,22 +53,6 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8 = new TextEncoder();
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  // String.fromCharCode takes its bytes as arguments, so it is fed in slices the call stack can hold.
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
 
 /** Text when it round-trips through a string exactly; base64 otherwise, and always for the binary transport. */
 function contentBody(body: Uint8Array, contentType: string): { text: string; encoding?: 'base64' } {
@@ -146,11 +132,6 @@ export function writeHar(exchanges: CapturedExchange[], meta: HarMeta): string {
   return JSON.stringify({ log }, null, 2);
 }
 
-type Json = Record<string, unknown>;
-
-export function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function header(headers: unknown, name: string): string | undefined {
   if (!Array.isArray(headers)) return undefined;

@@ -3,7 +3,8 @@ import { detectTransport, MEDIA_TYPES } from '../wire/index.ts';
 import type { Transport } from '../wire/types.ts';
 import { FormatError } from './error.ts';
 import type { CapturedExchange } from './exchange.ts';
-import { isObject, readHar } from './har.ts';
+import { isObject } from '../json.ts';
+import { readHar } from './har.ts';
 
 export { FormatError } from './error.ts';
 

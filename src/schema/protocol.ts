@@ -1,4 +1,5 @@
 import type { ProtocolVersion } from '../rules/types.ts';
+import { EVENT_TYPES } from './event-types.ts';
 
 /**
  * The project's own JSON Schema 2020-12 description of AG-UI, authored as data so that the
@@ -88,15 +89,6 @@ function patchOp(op: string, properties: Props, required: string[]): JsonSchema 
  */
 export const JSON_POINTER = '^(?![\\s\\S]*~(?![01]))(?:/[\\s\\S]*)?$';
 
-const EVENT_TYPES = [
-  'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TEXT_MESSAGE_CHUNK',
-  'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_CHUNK', 'TOOL_CALL_RESULT',
-  'STATE_SNAPSHOT', 'STATE_DELTA', 'MESSAGES_SNAPSHOT', 'ACTIVITY_SNAPSHOT', 'ACTIVITY_DELTA',
-  'RAW', 'CUSTOM', 'RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR', 'STEP_STARTED', 'STEP_FINISHED',
-  'REASONING_START', 'REASONING_MESSAGE_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_MESSAGE_END',
-  'REASONING_MESSAGE_CHUNK', 'REASONING_END', 'REASONING_ENCRYPTED_VALUE',
-  'SUBAGENT_STARTED', 'SUBAGENT_FINISHED', 'SUBAGENT_ERROR',
-];
 
 /** `TEXT_MESSAGE_START` → `TextMessageStartEvent`, the reference's naming. */
 const eventDefName = (type: string): string =>
