@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { run } from './main.ts';
 
 process.exitCode = run(process.argv.slice(2), {

@@ -3,9 +3,15 @@
  * crossed the wire, and the page's agent sees the same events with and without the extension.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import type { ExchangeReport } from '../../src/analyzer/types.ts';
+import { run } from '../../src/cli/main.ts';
+import type { toContract } from '../../src/cli/report.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
 import { assertSameBytes, exported, runScenario, settled } from './demo-capture.ts';
 import { startRecorder, type Recorded, type Recorder } from './recorder.ts';
@@ -99,5 +105,29 @@ describe('capture in Chromium', () => {
     });
     await sleep(300);
     assert.equal((await exported(withExt, tabId)).length, before);
+  });
+
+  test('the analysis the worker holds equals agui-inspector check on the exported file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agui-export-'));
+    try {
+      const file = join(dir, 'session.har');
+      writeFileSync(file, await withExt.request({ type: 'agui-inspector/export', tabId }));
+      let out = '';
+      const code = run(['check', file, '--format', 'json'], { out: (s) => (out += s), err: () => undefined, colour: false });
+      const cli = (JSON.parse(out) as ReturnType<typeof toContract>).exchanges as ExchangeReport[];
+      const worker = (await withExt.request({ type: 'agui-inspector/session', tabId }))!.exchanges.map((x) => x.report!);
+      const shape = (r: ExchangeReport) => ({
+        verdict: r.verdict,
+        negotiation: r.negotiation,
+        runs: r.runs.map((x) => [x.runId, x.outcome, x.requested]),
+        findings: [...r.input.findings, ...r.findings].map((f) => [f.rule, f.severity, f.event, f.path]),
+      });
+      assert.equal(cli.length, worker.length);
+      assert.ok(cli.length >= 7, 'chat twice and the five misbehaving scenarios');
+      assert.deepEqual(cli.map(shape), worker.map(shape));
+      assert.equal(code, 1, 'the misbehaving exchanges fail the check');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
