@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { scenarios } from '../../demo/scenarios.ts';
 import type { TargetSession } from '../../scripts/devtools.ts';
-import { start, type Started } from '../../scripts/start.ts';
+import { EXTENSION_DIRS, start, type Started } from '../../scripts/start.ts';
 import { sleep } from './browsers.ts';
 
 interface Judged {
@@ -79,5 +79,31 @@ describe('npm start, headless', () => {
     const full = await runAndRead('interrupt', { threadId, resume: 'all' });
     assert.equal(full.verdict, 'completed');
     assert.deepEqual(full.rules, []);
+  });
+});
+
+describe('npm start without a display', () => {
+  it('says so plainly, keeps serving the demo, and points at the built extension', async () => {
+    const saved = { DISPLAY: process.env.DISPLAY, WAYLAND_DISPLAY: process.env.WAYLAND_DISPLAY };
+    delete process.env.DISPLAY;
+    delete process.env.WAYLAND_DISPLAY;
+    const log: string[] = [];
+    const started = await start({ browser: 'chromium', port: 0, log: (l) => log.push(l) });
+    try {
+      const text = log.join('\n');
+      assert.match(text, /There is no display here/);
+      assert.ok(text.includes(EXTENSION_DIRS.chrome) && text.includes(EXTENSION_DIRS.firefox), text);
+      assert.equal(started.context, undefined, 'no browser was launched');
+      const res = await fetch(`${started.agent.url}/agent/chat?delay=0`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ threadId: 't', runId: 'r', messages: [] }),
+      });
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /RUN_FINISHED/);
+    } finally {
+      await started.close();
+      Object.assign(process.env, Object.fromEntries(Object.entries(saved).filter(([, v]) => v !== undefined)));
+    }
   });
 });
