@@ -6,6 +6,7 @@ import {
   durationOf, endpointOf, formatBytes, formatMs, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
+import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
 import { Empty } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
@@ -26,7 +27,7 @@ export const VIEWS = [
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
 
-const EMPTY: SessionState = { status: 'connecting', label: '', exchanges: [], stats: null, preserve: false, recording: true };
+const EMPTY: SessionState = { status: 'connecting', label: '', exchanges: [], stats: null, preserve: false, recording: true, progress: null, error: null };
 
 function useSession(source: SessionSource): SessionState {
   const [state, setState] = useState<SessionState>(EMPTY);
@@ -37,7 +38,18 @@ function useSession(source: SessionSource): SessionState {
 const isTyping = (t: EventTarget | null): boolean =>
   t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(t.tagName));
 
-function Toolbar({ source, state }: { source: SessionSource; state: SessionState }) {
+/** How the panel changes source: a file the user picked or dropped, and back to the inspected tab. */
+export interface SourceActions {
+  importFile(file: File): void;
+  /** Absent when there is no tab to go back to, or it is shown already. */
+  live?: () => void;
+}
+
+const STATUS_TEXT: Partial<Record<SessionState['status'], string>> = {
+  live: 'Live', 'no-tab': 'No tab to inspect', loading: 'Importing', file: 'File', failed: 'Import failed',
+};
+
+function Toolbar({ source, state, actions, chosen }: { source: SessionSource; state: SessionState; actions: SourceActions; chosen: Set<string> }) {
   const s = state.stats;
   const dropped = s ? s.dropped.exchanges + s.dropped.chunks + s.dropped.events + s.dropped.rejected : 0;
   return (
@@ -52,10 +64,14 @@ function Toolbar({ source, state }: { source: SessionSource; state: SessionState
       {source.setPreserve ? (
         <label class="check"><input type="checkbox" checked={state.preserve} onChange={(e) => void source.setPreserve!(e.currentTarget.checked)} data-testid="preserve" /> Preserve across reloads</label>
       ) : null}
+      <ImportButton onImport={actions.importFile} />
+      <ExportMenu source={source} exchanges={state.exchanges} chosen={chosen} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
+      {actions.live ? <button type="button" onClick={actions.live} data-testid="back-live">Back to the inspected tab</button> : null}
       <span class="status" data-testid="status" data-status={state.status} role="status">
-        {state.status === 'live' ? 'Live' : state.status === 'no-tab' ? 'No tab to inspect' : state.status}
+        {STATUS_TEXT[state.status] ?? state.status}
         {state.label ? <> · <span class="muted">{state.label}</span></> : null}
       </span>
+      {state.progress ? <ImportProgressBar progress={state.progress} /> : null}
       {s ? (
         <span class="stats muted" data-testid="stats">
           {s.exchanges} exchanges · {s.events} events · {formatBytes(s.bytes)}{dropped > 0 ? <strong class="sev-warning"> · dropped: {s.dropped.exchanges} exchanges, {s.dropped.chunks} chunks, {s.dropped.events} events, {s.dropped.rejected} rejected</strong> : null}
@@ -65,9 +81,40 @@ function Toolbar({ source, state }: { source: SessionSource; state: SessionState
   );
 }
 
-function ExchangeList({ exchanges, selected, onSelect }: { exchanges: PanelExchange[]; selected: string | null; onSelect: (id: string) => void }) {
+interface ListProps {
+  state: SessionState;
+  selected: string | null;
+  onSelect: (id: string) => void;
+  /** Ticked for export. */
+  chosen: Set<string>;
+  onChoose: (ids: string[], on: boolean) => void;
+  actions: SourceActions;
+}
+
+function EmptyList({ state, actions }: { state: SessionState; actions: SourceActions }) {
+  if (state.status === 'failed') return <Empty><span class="sev-error">Cannot import {state.label}: {state.error}</span></Empty>;
+  if (state.status === 'loading') return <Empty>Reading {state.label}…</Empty>;
+  if (state.status === 'no-tab') {
+    return (
+      <div class="empty import-empty">
+        <p>No page is attached. Drop a recording here — a HAR saved by Chrome or Firefox DevTools, an Inspector export, raw SSE or JSONL — or</p>
+        <ImportButton onImport={actions.importFile} label="Choose a file…" />
+      </div>
+    );
+  }
+  return <Empty>No AG-UI exchange captured yet. Run your app: requests carrying a RunAgentInput appear here.</Empty>;
+}
+
+function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: ListProps) {
+  const { exchanges } = state;
   const at = exchanges.findIndex((x) => x.id === selected);
+  const ticked = exchanges.filter((x) => chosen.has(x.id)).length;
   const onKeyDown = (e: KeyboardEvent): void => {
+    if (e.key === ' ' && e.target === e.currentTarget && selected !== null) {
+      e.preventDefault();
+      onChoose([selected], !chosen.has(selected));
+      return;
+    }
     const to = e.key === 'ArrowDown' ? at + 1 : e.key === 'ArrowUp' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? exchanges.length - 1 : null;
     if (to === null) return;
     e.preventDefault();
@@ -76,11 +123,17 @@ function ExchangeList({ exchanges, selected, onSelect }: { exchanges: PanelExcha
   };
   return (
     <div class="exchanges">
-      <div class="xhead xrow" aria-hidden="true">
-        <span>#</span><span>Endpoint</span><span>Status</span><span>Transport</span><span>Verdict</span><span>Runs</span><span>Events</span><span>Duration</span><span>Findings</span>
+      <div class="xhead xrow">
+        <span>
+          <input type="checkbox" aria-label="Select every exchange for export" checked={exchanges.length > 0 && ticked === exchanges.length}
+            ref={(el) => { if (el) el.indeterminate = ticked > 0 && ticked < exchanges.length; }}
+            onChange={(e) => onChoose(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
+        </span>
+        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true">Status</span><span aria-hidden="true">Transport</span><span aria-hidden="true">Verdict</span>
+        <span aria-hidden="true">Runs</span><span aria-hidden="true">Events</span><span aria-hidden="true">Duration</span><span aria-hidden="true">Findings</span>
       </div>
-      <div class="xlist" role="listbox" aria-label="Exchanges, newest last" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
-        {exchanges.length === 0 ? <Empty>No AG-UI exchange captured yet. Run your app: requests carrying a RunAgentInput appear here.</Empty> : null}
+      <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
+        {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
         {exchanges.map((x, i) => {
           const verdict = verdictOf(x);
           const findings = x.report ? x.report.findings.length + x.report.input.findings.length : null;
@@ -98,6 +151,11 @@ function ExchangeList({ exchanges, selected, onSelect }: { exchanges: PanelExcha
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
             >
+              <span>
+                <input type="checkbox" checked={chosen.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
+                  onClick={(e) => e.stopPropagation()} onChange={(e) => onChoose([x.id], e.currentTarget.checked)}
+                  data-testid="exchange-select" data-id={x.id} />
+              </span>
               <span class="muted">{i + 1}</span>
               <span class="endpoint" title={x.url}>{x.method} {endpointOf(x.url)}</span>
               <span>{x.status ?? '…'}</span>
@@ -115,8 +173,19 @@ function ExchangeList({ exchanges, selected, onSelect }: { exchanges: PanelExcha
   );
 }
 
-export function App({ source, initialView = 'input' }: { source: SessionSource; initialView?: ViewId }) {
+const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('Files') ?? false;
+
+export function App({ source, initialView = 'input', actions }: { source: SessionSource; initialView?: ViewId; actions: SourceActions }) {
   const state = useSession(source);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [dragging, setDragging] = useState(false);
+  const choose = (ids: string[], on: boolean): void => {
+    setChosen((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) if (on) next.add(id); else next.delete(id);
+      return next;
+    });
+  };
   const [picked, setPicked] = useState<string | null>(null);
   const [view, setView] = useState<ViewId>(initialView);
   const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
@@ -184,18 +253,41 @@ export function App({ source, initialView = 'input' }: { source: SessionSource; 
   const pending = useMemo(() => (x && view === 'input' ? pendingInterruptsFor(state.exchanges, x) : null), [x, x?.rev, view, state.exchanges]);
 
   return (
-    <div class="app">
-      <Toolbar source={source} state={state} />
-      <ExchangeList exchanges={state.exchanges} selected={x?.id ?? null} onSelect={select} />
+    <div
+      class={`app${dragging ? ' dragging' : ''}`} data-testid="import-drop"
+      onDragOver={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        e.dataTransfer!.dropEffect = 'copy';
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        // Leaving for one of the panel's own elements is not leaving the panel.
+        if (!(e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget))) setDragging(false);
+      }}
+      onDrop={(e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(false);
+        const file = e.dataTransfer?.files[0];
+        if (file) actions.importFile(file);
+      }}
+    >
+      <Toolbar source={source} state={state} actions={actions} chosen={chosen} />
+      <ExchangeList state={state} selected={x?.id ?? null} onSelect={select} chosen={chosen} onChoose={choose} actions={actions} />
+      {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (
         <main class="detail" aria-label={`Exchange ${x.method} ${endpointOf(x.url)}`}>
-          <div class="tabs" role="tablist" aria-label="Views" ref={tabs} onKeyDown={onTabKey}>
-            {VIEWS.map((v, i) => (
-              <button key={v.id} type="button" role="tab" id={`tab-${v.id}`} aria-selected={v.id === view} aria-controls="view" tabIndex={v.id === view ? 0 : -1}
-                aria-keyshortcuts={String(i + 1)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
-                {v.label}{v.id === 'findings' && x.report ? <span class="count"> {allFindings(x.report).length}</span> : null}
-              </button>
-            ))}
+          <div class="detail-head">
+            <div class="tabs" role="tablist" aria-label="Views" ref={tabs} onKeyDown={onTabKey}>
+              {VIEWS.map((v, i) => (
+                <button key={v.id} type="button" role="tab" id={`tab-${v.id}`} aria-selected={v.id === view} aria-controls="view" tabIndex={v.id === view ? 0 : -1}
+                  aria-keyshortcuts={String(i + 1)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
+                  {v.label}{v.id === 'findings' && x.report ? <span class="count"> {allFindings(x.report).length}</span> : null}
+                </button>
+              ))}
+            </div>
+            <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             <View x={x} view={view} pending={pending} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} pick={pick} />

@@ -1,10 +1,11 @@
 /**
  * Entry point. Inside DevTools the panel inspects `devtools.inspectedWindow.tabId`; opened as a page
- * (tests, Firefox automation) it takes `?tabId=N`. `?view=` picks the first view, `?theme=` the theme.
+ * (tests, Firefox automation) it takes `?tabId=N`, and without one it waits for a recording to import.
+ * `?view=` picks the first view, `?theme=` the theme.
  */
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
-import { App, VIEWS, type ViewId } from './app.tsx';
+import { App, VIEWS, type SourceActions, type ViewId } from './app.tsx';
 import type { SessionSource, SessionState } from './model.ts';
 import './panel.css';
 import { FileSource, LiveSource } from './sources.ts';
@@ -34,22 +35,37 @@ const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'input';
 const idle: SessionSource = {
   kind: 'live',
   subscribe(l: (s: SessionState) => void) {
-    l({ status: 'no-tab', label: '', exchanges: [], stats: null, preserve: false, recording: false });
+    l({ status: 'no-tab', label: '', exchanges: [], stats: null, preserve: false, recording: false, progress: null, error: null });
     return () => undefined;
   },
   close() {},
 };
 
 const root = document.getElementById('app')!;
-let current: SessionSource = tabId !== undefined && Number.isSafeInteger(tabId) ? new LiveSource(tabId) : idle;
+const inspected = tabId !== undefined && Number.isSafeInteger(tabId) ? tabId : null;
+let current: SessionSource = inspected !== null ? new LiveSource(inspected) : idle;
 
 let generation = 0;
+
+function openFile(file: Blob, name: string, initialView?: ViewId): FileSource {
+  const source = new FileSource(file, name);
+  show(source, initialView);
+  return source;
+}
+
+const actions = (source: SessionSource): SourceActions => ({
+  importFile(file) {
+    // The panel shows why a file could not be read; nobody else waits on it.
+    openFile(file, file.name).done.catch(() => undefined);
+  },
+  live: inspected !== null && source.kind === 'file' ? () => show(new LiveSource(inspected)) : undefined,
+});
 
 function show(source: SessionSource, initialView: ViewId = view): void {
   if (source !== current) current.close();
   current = source;
   // A new source starts the panel over: no selection or filter carries across.
-  render(<App key={++generation} source={source} initialView={initialView} />, root);
+  render(<App key={++generation} source={source} initialView={initialView} actions={actions(source)} />, root);
 }
 show(current);
 
@@ -61,8 +77,6 @@ declare global {
 }
 window.__aguiPanel = {
   openFile(bytes, name, initialView) {
-    const source = FileSource.fromBytes(bytes, name);
-    show(source, initialView);
-    return source.done;
+    return openFile(new Blob([bytes as Uint8Array<ArrayBuffer>]), name, initialView).done;
   },
 };

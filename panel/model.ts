@@ -6,6 +6,7 @@
  */
 import type { ExchangeReport } from '../src/analyzer/types.ts';
 import type { Chunk } from '../src/formats/exchange.ts';
+import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
 
@@ -34,7 +35,7 @@ export interface PanelExchange {
   rev: number;
 }
 
-export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'no-tab';
+export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'failed' | 'no-tab';
 
 export interface SessionState {
   status: SourceStatus;
@@ -45,6 +46,10 @@ export interface SessionState {
   preserve: boolean;
   /** Panel-side: while false, exchanges that begin are not added. */
   recording: boolean;
+  /** While a file is read and analysed. */
+  progress: ImportProgress | null;
+  /** Why the source failed (status `failed`). */
+  error: string | null;
 }
 
 /** Where a session comes from. Controls a source cannot honour are absent. */
@@ -54,6 +59,8 @@ export interface SessionSource {
   setRecording?(on: boolean): void;
   clear?(): Promise<void>;
   setPreserve?(on: boolean): Promise<void>;
+  /** The exact captured bytes of these exchanges, in session order, for export and copy. */
+  captured?(ids: string[]): Promise<ExchangeSet>;
   close(): void;
 }
 

@@ -3,19 +3,18 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
-import { ThreadTracker } from '../src/analyzer/thread.ts';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
-import { readExchanges } from '../src/formats/read.ts';
 import {
-  eventView, PANEL_PORT,
+  PANEL_PORT,
   type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
+import { unpackEvents, type ExchangeKey, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
+import { startImport, type Job } from './jobs.ts';
 import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
-/** Coalesces bursts of updates (the worker flushes every 20 ms; a file slice every few ms) into one render. */
+/** Coalesces bursts of updates (the worker flushes every 20 ms, an import every 40 ms) into one render. */
 class Emitter {
   private listeners = new Set<Listener>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -76,7 +75,7 @@ export class LiveSource implements SessionSource {
   private order: PanelExchange[] = [];
   /** Exchanges that began while recording was off: never shown, even once recording resumes. */
   private ignored = new Set<string>();
-  private state: Omit<SessionState, 'exchanges'> = { status: 'connecting', label: '', stats: null, preserve: false, recording: true };
+  private state: Omit<SessionState, 'exchanges'> = { status: 'connecting', label: '', stats: null, preserve: false, recording: true, progress: null, error: null };
   private readonly emitter = new Emitter(() => ({ ...this.state, exchanges: this.order.slice() }));
   private closed = false;
   private retry = 0;
@@ -167,6 +166,20 @@ export class LiveSource implements SessionSource {
     this.emitter.now();
   }
 
+  /**
+   * The worker's export of the tab holds the exact bytes; the panel names the exchanges it shows by what
+   * the export keeps of them (see `pickExchanges`), and the import worker picks them out.
+   */
+  async captured(ids: string[]): Promise<ExchangeSet> {
+    const wanted = new Set(ids);
+    const keys: ExchangeKey[] = this.order.filter((x) => wanted.has(x.id)).map((x) => ({
+      url: x.url, method: x.method, startedDateTime: new Date(x.startedAt ?? 0).toISOString(), requestBody: x.requestBody,
+    }));
+    const har = await request({ type: 'agui-inspector/export', tabId: this.tabId });
+    if (typeof har !== 'string') throw new Error('the background worker did not answer with a HAR');
+    return { har, keys };
+  }
+
   close(): void {
     this.closed = true;
     this.port?.disconnect();
@@ -178,95 +191,99 @@ function request(req: Request): Promise<unknown> {
   return browser.runtime.sendMessage(req);
 }
 
-/** Work done between yields while a file is analysed: the panel stays responsive and shows the first rows at once. */
-const SLICE_MS = 12;
-const SLICE_BYTES = 256 * 1024;
-
-const yieldToBrowser = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
-
 /**
- * A recorded session (HAR, SSE, JSONL, protobuf or a conformance fixture), analysed in the panel the way
- * the worker analyses a live tab, in order and with one thread tracker so resume coverage spans exchanges.
+ * A recorded session (HAR, SSE, JSONL, protobuf or a conformance fixture), read and analysed in
+ * `import-worker.ts` the way the worker analyses a live tab: in order, with one thread tracker so resume
+ * coverage spans exchanges. Exchanges appear as the worker reaches them, each with its exact bytes.
  */
 export class FileSource implements SessionSource {
   readonly kind = 'file';
   private readonly order: PanelExchange[] = [];
+  private readonly metas: ExchangeMeta[] = [];
   private state: Omit<SessionState, 'exchanges'>;
   private readonly emitter = new Emitter(() => ({ ...this.state, exchanges: this.order.slice() }));
-  private closed = false;
-  /** Resolves once every exchange is analysed. */
+  private readonly job: Job;
+  /** Resolves once every exchange is analysed; rejects with the reason a file could not be read. */
   readonly done: Promise<void>;
 
-  constructor(exchanges: CapturedExchange[], label: string) {
-    this.state = { status: 'loading', label, stats: null, preserve: false, recording: true };
-    this.done = this.analyse(exchanges);
-  }
-
-  /** Throws FormatError for bytes no reader recognises. */
-  static fromBytes(bytes: Uint8Array, name: string): FileSource {
-    return new FileSource(readExchanges(bytes, name), name);
+  constructor(file: Blob, name: string) {
+    this.state = { status: 'loading', label: name, stats: null, preserve: false, recording: true, progress: null, error: null };
+    let settle!: (error: string | null) => void;
+    this.done = new Promise((resolve, reject) => {
+      settle = (error) => (error === null ? resolve() : reject(new Error(error)));
+    });
+    this.job = startImport(file, name, (m) => {
+      this.receive(m);
+      if (m.type === 'done') settle(null);
+      else if (m.type === 'failed') settle(m.message);
+    });
   }
 
   subscribe(l: Listener): () => void {
     return this.emitter.subscribe(l);
   }
 
-  private async analyse(exchanges: CapturedExchange[]): Promise<void> {
-    const thread = new ThreadTracker();
-    let sliceStart = performance.now();
-    const pause = async (): Promise<void> => {
-      if (performance.now() - sliceStart < SLICE_MS) return;
-      this.emitter.now();
-      await yieldToBrowser();
-      sliceStart = performance.now();
-    };
-    for (const [i, c] of exchanges.entries()) {
-      if (this.closed) return;
-      const started = c.startedDateTime ? Date.parse(c.startedDateTime) : NaN;
-      const x: PanelExchange = {
-        id: `file:${i}`, url: c.url ?? c.source, method: c.method ?? 'POST',
-        startedAt: Number.isNaN(started) ? null : started, endedAt: null, outcome: 'pending', error: null,
-        status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null, requestNote: null,
-        report: null, analysisError: null, capped: false, events: [], chunks: c.chunks, rev: 0,
-      };
-      this.order.push(x);
-      let analyzer: ExchangeAnalyzer | null = null;
-      try {
-        analyzer = new ExchangeAnalyzer({
-          source: c.source, requestBody: c.requestBody, contentType: c.responseContentType, status: c.status,
-          thread, sentAt: x.startedAt ?? undefined,
-          onEvent: (r) => x.events.push(eventView(r)),
-        });
-        for (const chunk of c.chunks) {
-          for (let at = 0; at < chunk.bytes.length; at += SLICE_BYTES) {
-            analyzer.push(chunk.bytes.subarray(at, at + SLICE_BYTES), chunk.time);
-            x.report = analyzer.report();
-            x.rev++;
-            await pause();
-            if (this.closed) return;
-          }
-        }
-        const last = c.chunks.at(-1)?.time ?? 0;
-        analyzer.end(last);
-        x.report = analyzer.report();
-        x.endedAt = x.startedAt === null ? null : x.startedAt + last;
-      } catch (e) {
-        x.analysisError = String(e);
+  private receive(m: ImportMessage): void {
+    switch (m.type) {
+      case 'progress':
+        this.state.progress = m.progress;
+        break;
+      case 'exchange': {
+        const c = m.meta;
+        const started = c.startedDateTime ? Date.parse(c.startedDateTime) : NaN;
+        this.metas[m.index] = c;
+        this.order[m.index] = {
+          id: `file:${m.index}`, url: c.url ?? c.source, method: c.method ?? 'POST',
+          startedAt: Number.isNaN(started) ? null : started, endedAt: null, outcome: 'pending', error: null,
+          status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null, requestNote: null,
+          report: m.report, analysisError: null, capped: false, events: [], chunks: null, rev: 0,
+        };
+        break;
       }
-      x.outcome = 'complete';
-      x.rev++;
+      case 'events': {
+        const x = this.order[m.index]!;
+        for (const e of unpackEvents(m)) x.events.push(e);
+        x.report = m.report;
+        x.rev++;
+        break;
+      }
+      case 'end': {
+        const x = this.order[m.index]!;
+        x.chunks = m.chunks;
+        x.report = m.report;
+        x.analysisError = m.analysisError;
+        const last = m.chunks.at(-1)?.time ?? 0;
+        x.endedAt = x.startedAt === null ? null : x.startedAt + last;
+        x.outcome = 'complete';
+        x.rev++;
+        break;
+      }
+      case 'done':
+        this.state = { ...this.state, status: 'file', progress: null, stats: statsOf(this.order) };
+        this.emitter.now();
+        return;
+      case 'failed':
+        this.state = { ...this.state, status: 'failed', progress: null, error: m.message };
+        this.emitter.now();
+        return;
     }
-    this.state.status = 'file';
-    this.state.stats = statsOf(this.order);
-    this.emitter.now();
+    this.emitter.soon();
+  }
+
+  captured(ids: string[]): Promise<ExchangeSet> {
+    const wanted = new Set(ids);
+    const exchanges: CapturedExchange[] = [];
+    this.order.forEach((x, i) => {
+      if (wanted.has(x.id) && x.chunks) exchanges.push({ ...this.metas[i]!, chunks: x.chunks });
+    });
+    return Promise.resolve({ exchanges });
   }
 
   close(): void {
-    this.closed = true;
+    this.job.cancel();
     this.emitter.stop();
   }
 }
-
 function statsOf(xs: PanelExchange[]): SessionStats {
   let events = 0;
   let bytes = 0;

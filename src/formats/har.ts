@@ -190,9 +190,43 @@ function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): Chunk[] {
   return [{ time, bytes: body }];
 }
 
-function responseBody(content: unknown, where: string): Uint8Array {
+/** What Windows-1252 decodes bytes 0x80–0x9F to (WHATWG); where it leaves one undefined, the C1 control of that value. */
+const CP1252_C1 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * Chromium's DevTools protocol hands over a text/* body whose type names no charset decoded as
+ * Windows-1252, so the HARs it writes (DevTools' "Save all as HAR", Playwright's recordHar) hold UTF-8
+ * SSE as mojibake: `°` as `Â°`. When every character encodes back to one byte (as Windows-1252, or as
+ * ISO-8859-1, which some decoders use in its place) and those bytes are UTF-8 beyond ASCII, they are the
+ * body that was received; otherwise null.
+ */
+export function undoWindows1252(text: string): Uint8Array | null {
+  if (!/[^\x00-\x7f]/.test(text)) return null;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0xff) {
+      bytes[i] = c;
+      continue;
+    }
+    const at = CP1252_C1.indexOf(text[i]!);
+    if (at === -1) return null;
+    bytes[i] = 0x80 + at;
+  }
+  try {
+    strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+  return bytes;
+}
+
+/** `browserDecoded`: the text may be a browser's Windows-1252 reading of a body whose type declared no charset. */
+function responseBody(content: unknown, where: string, browserDecoded: boolean): Uint8Array {
   if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array(0);
-  if (content.encoding !== 'base64') return utf8.encode(content.text);
+  if (content.encoding !== 'base64') return (browserDecoded && undoWindows1252(content.text)) || utf8.encode(content.text);
   try {
     return fromBase64(content.text);
   } catch {
@@ -216,8 +250,9 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     const content = response.content;
     const mimeType = isObject(content) && typeof content.mimeType === 'string' ? content.mimeType : '';
     const responseContentType = mimeType || header(response.headers, 'content-type') || '';
-    const body = responseBody(content, where);
     const transport = transportOf(responseContentType);
+    // The Inspector writes exact UTF-8; a browser decodes a text/* body by its charset, or by its default without one.
+    const body = responseBody(content, where, !('_agui' in entry) && /^\s*text\//i.test(responseContentType) && !/;\s*charset=/i.test(responseContentType));
     const agui =
       '_agui' in entry ||
       looksLikeRunInput(requestBody) ||

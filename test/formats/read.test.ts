@@ -171,6 +171,28 @@ describe('HAR reading', () => {
     assert.deepEqual(decoded(xs[2]!).map((v) => (v as BaseEvent).type), runEvents.map((e) => e.type));
   });
 
+  it("undoes Chromium's Windows-1252 reading of a UTF-8 body whose type names no charset", () => {
+    // As browsers decode it (WHATWG), which Node's TextDecoder does not: it reads windows-1252 as ISO-8859-1.
+    const table = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
+    const cp1252 = (bytes: Uint8Array): string => Array.from(bytes, (b) => (b >= 0x80 && b < 0xa0 ? table[b - 0x80] : String.fromCharCode(b))).join('');
+    const entry = (contentType: string, text: string) => ({
+      startedDateTime: '2025-05-01T10:00:00.000Z', time: 5,
+      request: { method: 'POST', url: 'http://localhost/agent', headers: [], postData: { mimeType: 'application/json', text: JSON.stringify(input) } },
+      response: { status: 200, headers: [], content: { mimeType: contentType, size: 0, text } },
+    });
+    const har = (e: object) => JSON.stringify({ log: { version: '1.2', entries: [e] } });
+    const body = utf8.encode(sseText + encoder.encodeSSE({ type: 'CUSTOM', name: 'n', value: '22°C… €\u0081' } as BaseEvent));
+    const mangled = cp1252(body);
+    assert.notEqual(mangled, new TextDecoder().decode(body));
+    assert.deepEqual(bodyOf(read(har(entry('text/event-stream', mangled)))[0]!), body);
+    assert.deepEqual(bodyOf(read(har(entry('text/event-stream', Buffer.from(body).toString('latin1'))))[0]!), body);
+    // A declared charset was honoured by the browser, and text that is no such reading stays as it is.
+    assert.deepEqual(bodyOf(read(har(entry('text/event-stream; charset=utf-8', sseText)))[0]!), utf8.encode(sseText));
+    assert.deepEqual(bodyOf(read(har(entry('text/event-stream', sseText)))[0]!), utf8.encode(sseText));
+    const latin = sseText.replace('Grüße', 'Gr\u00fc\u00dfe caf\u00e9');
+    assert.deepEqual(bodyOf(read(har(entry('text/event-stream', latin)))[0]!), utf8.encode(latin));
+  });
+
   it('refuses a HAR it cannot read', () => {
     assert.throws(() => read('{"log":{"version":"1.2"}}'), FormatError);
     const noAgui = structuredClone(chromeHar);

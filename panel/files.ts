@@ -1,0 +1,250 @@
+/**
+ * Session files, the work behind import, export and copy. Everything here is browser-free and runs in
+ * `import-worker.ts`, off the panel's thread: a 100 MB recording takes seconds to parse and analyse,
+ * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
+ */
+import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
+import { ThreadTracker } from '../src/analyzer/thread.ts';
+import type { ExchangeReport } from '../src/analyzer/types.ts';
+import { bodyOf, type CapturedExchange, type Chunk } from '../src/formats/exchange.ts';
+import { toCurl } from '../src/formats/curl.ts';
+import { toFixture } from '../src/formats/fixture.ts';
+import { readExchanges } from '../src/formats/read.ts';
+import { exportSession, type RedactionGroup } from '../src/recording/export.ts';
+import { eventView, type EventView } from '../src/messages.ts';
+
+export type ImportPhase = 'reading' | 'parsing' | 'analysing';
+
+export interface ImportProgress {
+  phase: ImportPhase;
+  /** The whole import, 0–100: reading the file is the first fifth, analysing its exchanges the last three quarters. */
+  percent: number;
+  bytesRead: number;
+  totalBytes: number;
+  exchangesAnalysed: number;
+  totalExchanges: number;
+}
+
+/** An exchange as read from a file, without its body. */
+export type ExchangeMeta = Omit<CapturedExchange, 'chunks'>;
+
+export type ImportMessage =
+  | { type: 'progress'; progress: ImportProgress }
+  /** Exchange `index` begins; its events follow, then its end. */
+  | { type: 'exchange'; index: number; meta: ExchangeMeta; report: ExchangeReport | null }
+  /** The events' `raw` texts travel joined in `raws`, each ending at its entry of `ends` (see `unpackEvents`). */
+  | { type: 'events'; index: number; events: EventView[]; raws: string; ends: number[]; report: ExchangeReport }
+  | { type: 'end'; index: number; chunks: Chunk[]; report: ExchangeReport | null; analysisError: string | null }
+  | { type: 'done' }
+  | { type: 'failed'; message: string };
+
+/** What identifies one of the panel's live exchanges among the worker's export entries. */
+export interface ExchangeKey {
+  url: string;
+  method: string;
+  startedDateTime: string;
+  requestBody: string | null;
+}
+
+/** Exchanges to write: the worker's export of a tab and the ones the panel shows, or exchanges held already. */
+export type ExchangeSet = { har: string; keys: ExchangeKey[] } | { exchanges: CapturedExchange[] };
+
+export type JobRequest =
+  | { type: 'import'; file: Blob; name: string }
+  /** `name` is the file's: the exchanges are named as its entries. */
+  | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[]; name: string }
+  | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
+
+export type JobReply =
+  | ImportMessage
+  | { type: 'exported'; blob: Blob; exchanges: number }
+  | { type: 'copied'; text: string };
+
+/** Between messages to the panel: often enough for a smooth progress bar, rarely enough that receiving them costs little. */
+const POST_MS = 40;
+/** Events in one message, so that decoding a message never holds the panel's thread long. */
+const BATCH_EVENTS = 2000;
+const READ_SHARE = 20;
+const PARSE_SHARE = 5;
+
+/**
+ * Reads a recording and analyses it as the worker analyses a tab: in order, with one thread tracker so
+ * resume coverage spans exchanges. `post` receives each message with the buffers it may transfer.
+ */
+export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void): Promise<void> {
+  const totalBytes = file.size;
+  const progress: ImportProgress = { phase: 'reading', percent: 0, bytesRead: 0, totalBytes, exchangesAnalysed: 0, totalExchanges: 0 };
+  let lastPost = 0;
+  const report = (force = false): void => {
+    const now = performance.now();
+    if (!force && now - lastPost < POST_MS) return;
+    lastPost = now;
+    post({ type: 'progress', progress: { ...progress } });
+  };
+  report(true);
+
+  const bytes = new Uint8Array(totalBytes);
+  const reader = file.stream().getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes.set(value, progress.bytesRead);
+    progress.bytesRead += value.length;
+    progress.percent = totalBytes === 0 ? READ_SHARE : Math.floor((READ_SHARE * progress.bytesRead) / totalBytes);
+    report();
+  }
+
+  progress.phase = 'parsing';
+  progress.percent = READ_SHARE;
+  report(true);
+  const exchanges = readExchanges(bytes, name);
+  progress.phase = 'analysing';
+  progress.percent = READ_SHARE + PARSE_SHARE;
+  progress.totalExchanges = exchanges.length;
+  report(true);
+
+  let totalBody = 0;
+  for (const x of exchanges) for (const c of x.chunks) totalBody += c.bytes.length;
+  let analysed = 0;
+  const analysing = (): number => READ_SHARE + PARSE_SHARE + Math.floor(((100 - READ_SHARE - PARSE_SHARE) * analysed) / Math.max(1, totalBody));
+  const thread = new ThreadTracker();
+  for (const [index, x] of exchanges.entries()) {
+    const { chunks: _held, ...meta } = x;
+    const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
+    let events: EventView[] = [];
+    let analyzer: ExchangeAnalyzer | null = null;
+    let analysisError: string | null = null;
+    try {
+      analyzer = new ExchangeAnalyzer({
+        source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status,
+        thread, sentAt: Number.isNaN(started) ? undefined : started,
+        onEvent: (r) => void events.push(eventView(r)),
+      });
+    } catch (e) {
+      analysisError = String(e);
+    }
+    post({ type: 'exchange', index, meta, report: analyzer?.report() ?? null });
+    const flush = (force: boolean): void => {
+      if (!analyzer || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
+      post({ type: 'events', index, report: analyzer.report(), ...packEvents(events) });
+      events = [];
+      progress.percent = analysing();
+      report(true);
+    };
+    if (analyzer) {
+      try {
+        for (const c of x.chunks) {
+          for (let at = 0; at < c.bytes.length; at += SLICE_BYTES) {
+            const slice = c.bytes.subarray(at, at + SLICE_BYTES);
+            analyzer.push(slice, c.time);
+            analysed += slice.length;
+            flush(false);
+          }
+        }
+        analyzer.end(x.chunks.at(-1)?.time ?? 0);
+      } catch (e) {
+        analysisError = String(e);
+      }
+      flush(true);
+    }
+    const own = ownChunks(x.chunks);
+    post({ type: 'end', index, chunks: own.chunks, report: analyzer?.report() ?? null, analysisError }, [own.buffer]);
+    progress.exchangesAnalysed = index + 1;
+    progress.percent = analysing();
+    report(index === exchanges.length - 1);
+  }
+  post({ type: 'done' });
+}
+
+/** Analysed between checks for a batch to post, so a single large chunk still reports progress. */
+const SLICE_BYTES = 256 * 1024;
+
+/**
+ * A hundred thousand frame texts of a kilobyte each, held as that many strings, make every full garbage
+ * collection in the panel copy them all (50 ms pauses at 100 MB). Sent joined, they arrive as one string
+ * in the large-object space, which is never moved, and each event's text is a slice of it.
+ */
+function packEvents(events: EventView[]): { events: EventView[]; raws: string; ends: number[] } {
+  const ends: number[] = [];
+  let at = 0;
+  for (const e of events) ends.push((at += e.raw.length));
+  const raws = events.map((e) => e.raw).join('');
+  return { events: events.map((e) => ({ ...e, raw: '' })), raws, ends };
+}
+
+export function unpackEvents(m: { events: EventView[]; raws: string; ends: number[] }): EventView[] {
+  let from = 0;
+  return m.events.map((e, i) => {
+    const to = m.ends[i]!;
+    e.raw = m.raws.slice(from, to);
+    from = to;
+    return e;
+  });
+}
+
+/**
+ * The chunks copied into one buffer of their own, which can be transferred: a reader's chunks may be
+ * views on a buffer that holds the whole file, and cloning a view clones all of its buffer.
+ */
+function ownChunks(chunks: Chunk[]): { chunks: Chunk[]; buffer: ArrayBuffer } {
+  const body = chunks.length === 1 ? chunks[0]!.bytes.slice() : bodyOf({ source: '', responseContentType: '', chunks });
+  let at = 0;
+  const own = chunks.map((c) => {
+    const bytes = body.subarray(at, at + c.bytes.length);
+    at += c.bytes.length;
+    return { time: c.time, bytes };
+  });
+  return { chunks: own, buffer: body.buffer as ArrayBuffer };
+}
+
+/**
+ * The entries of the worker's export that the panel's exchanges are, in the panel's order. The panel
+ * shows an in-order subset of the tab's exchanges (not those begun while paused), so each key is looked
+ * for after the previous match.
+ */
+export function pickExchanges(all: CapturedExchange[], keys: ExchangeKey[]): CapturedExchange[] {
+  const out: CapturedExchange[] = [];
+  let from = 0;
+  for (const k of keys) {
+    const at = all.findIndex((x, i) =>
+      i >= from && x.url === k.url && (x.method ?? 'POST') === k.method && x.startedDateTime === k.startedDateTime &&
+      (x.requestBody ?? null) === k.requestBody);
+    if (at === -1) throw new Error(`the tab's capture no longer holds ${k.method} ${k.url} of ${k.startedDateTime}: it was cleared, or is still being written`);
+    out.push(all[at]!);
+    from = at + 1;
+  }
+  return out;
+}
+
+export function exchangesOf(set: ExchangeSet): CapturedExchange[] {
+  if ('exchanges' in set) return set.exchanges;
+  // The worker writes an empty log for an empty session, which readExchanges refuses.
+  if (set.keys.length === 0) return [];
+  return pickExchanges(readExchanges(new TextEncoder().encode(set.har), 'tab.har'), set.keys);
+}
+
+export function exportBlob(set: ExchangeSet, redact: RedactionGroup[], name: string): { blob: Blob; exchanges: number } {
+  const exchanges = exchangesOf(set).map((x, i) => ({ ...x, source: `${name}#entries/${i}` }));
+  const text = exportSession(exchanges, { redact });
+  return { blob: new Blob([text], { type: 'application/json' }), exchanges: exchanges.length };
+}
+
+export function copyText(set: ExchangeSet, as: 'fixture' | 'curl', name: string): string {
+  const [x] = exchangesOf(set);
+  if (!x) throw new Error('no exchange to copy');
+  return as === 'fixture' ? toFixture(x, name) : toCurl(x);
+}
+
+/** `agui-<host>-<yyyymmdd-hhmmss>.har`, in local time. */
+export function exportFileName(url: string | null, at: Date): string {
+  let host = 'session';
+  try {
+    if (url) host = new URL(url).hostname || host;
+  } catch {
+    // Not a URL (a file's own name, a bare body): the generic name stays.
+  }
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const date = `${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}`;
+  const time = `${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}`;
+  return `agui-${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${date}-${time}.har`;
+}

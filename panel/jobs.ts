@@ -1,0 +1,103 @@
+/** The panel's side of `import-worker.ts`: one worker per job, ended with it. */
+import type { RedactionGroup } from '../src/recording/export.ts';
+import type { ExchangeSet, ImportMessage, JobReply, JobRequest } from './files.ts';
+
+export interface Job {
+  /** Ends the job and its worker; no message is delivered after it. */
+  cancel(): void;
+}
+
+function start(request: JobRequest, onReply: (m: JobReply) => boolean): Job {
+  // This exact form is what vite recognises and bundles as a module worker of the extension.
+  const worker = new Worker(new URL('./import-worker.ts', import.meta.url), { type: 'module' });
+  let over = false;
+  const end = (): void => {
+    over = true;
+    worker.terminate();
+  };
+  worker.onmessage = (e: MessageEvent<JobReply>) => {
+    if (!over && onReply(e.data)) end();
+  };
+  worker.onerror = (e) => {
+    if (over) return;
+    // A worker that fails to load (CSP, a missing chunk) reports only here.
+    onReply({ type: 'failed', message: e.message || 'the import worker could not start' });
+    end();
+  };
+  worker.postMessage(request);
+  return { cancel: end };
+}
+
+/** Streams an import's messages to `onMessage` until `done` or `failed`. */
+export function startImport(file: Blob, name: string, onMessage: (m: ImportMessage) => void): Job {
+  return start({ type: 'import', file, name }, (m) => {
+    if (m.type === 'exported' || m.type === 'copied') return false;
+    onMessage(m);
+    return m.type === 'done' || m.type === 'failed';
+  });
+}
+
+function once<T>(request: JobRequest, pick: (m: JobReply) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    start(request, (m) => {
+      if (m.type === 'failed') {
+        reject(new Error(m.message));
+        return true;
+      }
+      const v = pick(m);
+      if (v === undefined) return false;
+      resolve(v);
+      return true;
+    });
+  });
+}
+
+export function exportInWorker(from: ExchangeSet, redact: RedactionGroup[], name: string): Promise<{ blob: Blob; exchanges: number }> {
+  return once({ type: 'export', from, redact, name }, (m) => (m.type === 'exported' ? { blob: m.blob, exchanges: m.exchanges } : undefined));
+}
+
+export function copyInWorker(from: ExchangeSet, as: 'fixture' | 'curl', name: string): Promise<string> {
+  return once({ type: 'copy', from, as, name }, (m) => (m.type === 'copied' ? m.text : undefined));
+}
+
+/** Saves through a blob URL and a download link, which needs no `downloads` permission. */
+export function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The download has taken its copy once the click's task is over; a minute is ample.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/**
+ * Puts text on the clipboard. DevTools panels often lack the clipboard permission policy, so a selected
+ * textarea and `execCommand('copy')` are tried next; when both fail the caller shows the text selected.
+ */
+export async function writeClipboard(text: string): Promise<'clipboard' | 'selection' | 'failed'> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return 'clipboard';
+  } catch {
+    // Blocked or unavailable: fall back to a selection.
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  return ok ? 'selection' : 'failed';
+}

@@ -1,0 +1,69 @@
+/**
+ * The import worker's work without a browser (panel/files.ts): what an import posts rebuilds the file's
+ * exchanges with the analysis the CLI gives them; live exchanges are found among the worker's export
+ * entries; export files are named for the page and the moment.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startDemoAgent } from '../../demo/agent.ts';
+import { recordDemoSession } from '../../demo/record.ts';
+import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
+import type { ExchangeReport } from '../../src/analyzer/types.ts';
+import type { CapturedExchange } from '../../src/formats/exchange.ts';
+import { writeHar } from '../../src/formats/har.ts';
+import { exportFileName, importFile, pickExchanges, unpackEvents, type ExchangeKey, type ImportMessage } from '../../panel/files.ts';
+
+test('an import posts every exchange with its exact bytes, its events and the analysis the CLI gives it', async () => {
+  const agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
+  const session = await recordDemoSession(agent.url);
+  await agent.close();
+  const text = writeHar(session, { creator: { name: 'recording-files.test', version: '1' } });
+  const messages: ImportMessage[] = [];
+  await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m));
+
+  assert.equal(messages.at(-1)?.type, 'done');
+  const progress = messages.flatMap((m) => (m.type === 'progress' ? [m.progress] : []));
+  assert.deepEqual([...new Set(progress.map((p) => p.phase))], ['reading', 'parsing', 'analysing']);
+  assert.deepEqual(progress.map((p) => p.percent), progress.map((p) => p.percent).sort((a, b) => a - b), 'progress only increases');
+  assert.equal(progress.at(-1)!.exchangesAnalysed, session.length);
+
+  const reports: (ExchangeReport | null)[] = [];
+  const events: string[][] = session.map(() => []);
+  messages.forEach((m) => {
+    if (m.type === 'events') events[m.index]!.push(...unpackEvents(m).map((e) => e.raw));
+    if (m.type === 'end') {
+      reports[m.index] = m.report;
+      assert.deepEqual(m.chunks.map((c) => [c.time, Buffer.from(c.bytes).toString('base64')]),
+        session[m.index]!.chunks.map((c) => [c.time, Buffer.from(c.bytes).toString('base64')]), `bytes of exchange ${m.index}`);
+    }
+  });
+  const expected = analyzeExchanges(session);
+  assert.deepEqual(reports.map((r) => r && { ...r, source: '' }), expected.map((r) => ({ ...r, source: '' })));
+  const frames = session.map((x) => {
+    const raws: string[] = [];
+    const a = new ExchangeAnalyzer({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, onEvent: (r) => void raws.push(typeof r.raw === 'string' ? r.raw : Buffer.from(r.raw).toString('base64')) });
+    for (const c of x.chunks) a.push(c.bytes, c.time);
+    a.end(0);
+    return raws;
+  });
+  assert.deepEqual(events, frames, 'every frame, its text intact after travelling joined');
+});
+
+test('live exchanges are picked from the worker export in order, skipping what the panel does not show', () => {
+  const x = (n: number, body = `{"n":${n}}`): CapturedExchange => ({
+    source: `s${n}`, url: 'http://127.0.0.1/agent', method: 'POST', startedDateTime: '2025-01-01T00:00:00.000Z',
+    requestBody: body, responseContentType: 'text/event-stream', chunks: [],
+  });
+  const key = (c: CapturedExchange): ExchangeKey => ({ url: c.url!, method: c.method!, startedDateTime: c.startedDateTime!, requestBody: c.requestBody! });
+  // Two identical requests in the same millisecond: the one shown is the one after the last match.
+  const all = [x(0), x(1), x(1), x(2)];
+  assert.deepEqual(pickExchanges(all, [key(all[0]!), key(all[2]!), key(all[3]!)]), [all[0], all[1], all[3]]);
+  assert.throws(() => pickExchanges(all, [key(all[3]!), key(all[0]!)]), /no longer holds/);
+});
+
+test('export files are named agui-<host>-<yyyymmdd-hhmmss>.har', () => {
+  const at = new Date(2025, 2, 4, 5, 6, 7);
+  assert.equal(exportFileName('http://127.0.0.1:5173/chat', at), 'agui-127.0.0.1-20250304-050607.har');
+  assert.equal(exportFileName('session.sse', at), 'agui-session-20250304-050607.har');
+  assert.equal(exportFileName(null, at), 'agui-session-20250304-050607.har');
+});
