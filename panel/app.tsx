@@ -1,5 +1,6 @@
 /** The panel: the session's exchanges on top, the selected one's views below. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { OriginControl } from './origin.tsx';
 import type { Finding } from '../src/rules/types.ts';
 import { fullOf, inputOf, pendingInterruptsFor, reportOf, runsOf } from './analysis.ts';
 import {
@@ -67,6 +68,7 @@ function Toolbar({ source, state, actions, chosen }: { source: SessionSource; st
       <ImportButton onImport={actions.importFile} />
       <ExportMenu source={source} exchanges={state.exchanges} chosen={chosen} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
       {actions.live ? <button type="button" onClick={actions.live} data-testid="back-live">Back to the inspected tab</button> : null}
+      {state.status === 'live' ? <OriginControl /> : null}
       <span class="status" data-testid="status" data-status={state.status} role="status">
         {STATUS_TEXT[state.status] ?? state.status}
         {state.label ? <> · <span class="muted">{state.label}</span></> : null}

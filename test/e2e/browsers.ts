@@ -102,9 +102,10 @@ export interface ChromiumBrowser extends ExtensionBrowser {
   stopWorker(): Promise<void>;
 }
 
-export async function launchChromium(opts: { extDir?: string; headless?: boolean } = {}): Promise<ChromiumBrowser> {
+/** `args` adds command-line switches, e.g. host resolver rules that give 127.0.0.1 another name. */
+export async function launchChromium(opts: { extDir?: string; headless?: boolean; args?: string[] } = {}): Promise<ChromiumBrowser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'agui-chromium-'));
-  const args = [...CHROMIUM_FLAGS];
+  const args = [...CHROMIUM_FLAGS, ...(opts.args ?? [])];
   if (opts.extDir) args.push(`--disable-extensions-except=${opts.extDir}`, `--load-extension=${opts.extDir}`);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,

@@ -57,6 +57,13 @@ describe('npm start, headless', () => {
     assert.ok(log.some((l) => l.includes('DevTools on the AG-UI panel')), log.join('\n'));
     assert.ok(scenarios.every((s) => log.some((l) => l.includes(s.name))), 'every scenario is listed');
     assert.match(started.extensionId!, /^[a-p]{32}$/);
+    // The demo is on 127.0.0.1, which the manifest captures without asking; other origins get a button.
+    let origin: string | null = null;
+    for (let i = 0; i < 50 && origin === null; i++) {
+      origin = await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=origin]')?.dataset.state ?? null);
+      if (origin === null) await sleep(100);
+    }
+    assert.equal(origin, 'built-in');
     const res = await fetch(`${started.agent.url}/`);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<script/);
