@@ -233,7 +233,8 @@ async function answer(req: Request): Promise<unknown> {
   switch (req.type) {
     case 'agui-inspector/export': {
       const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
-      const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured());
+      const only = req.tabId !== undefined && Array.isArray(req.exchangeIds) ? new Set(req.exchangeIds.filter((id) => typeof id === 'string')) : undefined;
+      const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
       return writeHar(parts.flatMap((p) => p.exchanges), {
         creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
         analysis: parts.flatMap((p) => p.analysis),

@@ -251,11 +251,13 @@ export class Session {
     }
   }
 
-  captured(): { exchanges: CapturedExchange[]; analysis: unknown[] } {
+  /** The tab's exchanges as captured, or only those whose ids are in `only`. */
+  captured(only?: ReadonlySet<string>): { exchanges: CapturedExchange[]; analysis: unknown[] } {
     const exchanges: CapturedExchange[] = [];
     const analysis: unknown[] = [];
     for (const x of this.exchanges) {
       const v = x.view;
+      if (only && !only.has(v.id)) continue;
       exchanges.push({
         source: v.url,
         url: v.url,

@@ -38,16 +38,8 @@ export type ImportMessage =
   | { type: 'done' }
   | { type: 'failed'; message: string };
 
-/** What identifies one of the panel's live exchanges among the worker's export entries. */
-export interface ExchangeKey {
-  url: string;
-  method: string;
-  startedDateTime: string;
-  requestBody: string | null;
-}
-
-/** Exchanges to write: the worker's export of a tab and the ones the panel shows, or exchanges held already. */
-export type ExchangeSet = { har: string; keys: ExchangeKey[] } | { exchanges: CapturedExchange[] };
+/** Exchanges to write: the worker's export of exactly the chosen exchanges of a tab, or exchanges held already. */
+export type ExchangeSet = { har: string; count: number } | { exchanges: CapturedExchange[] };
 
 export type JobRequest =
   | { type: 'import'; file: Blob; name: string }
@@ -197,30 +189,13 @@ function ownChunks(chunks: Chunk[]): { chunks: Chunk[]; buffer: ArrayBuffer } {
   return { chunks: own, buffer: body.buffer as ArrayBuffer };
 }
 
-/**
- * The entries of the worker's export that the panel's exchanges are, in the panel's order. The panel
- * shows an in-order subset of the tab's exchanges (not those begun while paused), so each key is looked
- * for after the previous match.
- */
-export function pickExchanges(all: CapturedExchange[], keys: ExchangeKey[]): CapturedExchange[] {
-  const out: CapturedExchange[] = [];
-  let from = 0;
-  for (const k of keys) {
-    const at = all.findIndex((x, i) =>
-      i >= from && x.url === k.url && (x.method ?? 'POST') === k.method && x.startedDateTime === k.startedDateTime &&
-      (x.requestBody ?? null) === k.requestBody);
-    if (at === -1) throw new Error(`the tab's capture no longer holds ${k.method} ${k.url} of ${k.startedDateTime}: it was cleared, or is still being written`);
-    out.push(all[at]!);
-    from = at + 1;
-  }
-  return out;
-}
-
 export function exchangesOf(set: ExchangeSet): CapturedExchange[] {
   if ('exchanges' in set) return set.exchanges;
-  // The worker writes an empty log for an empty session, which readExchanges refuses.
-  if (set.keys.length === 0) return [];
-  return pickExchanges(readExchanges(new TextEncoder().encode(set.har), 'tab.har'), set.keys);
+  // The worker writes an empty log for an empty choice, which readExchanges refuses.
+  if (set.count === 0) return [];
+  const exchanges = readExchanges(new TextEncoder().encode(set.har), 'tab.har');
+  if (exchanges.length !== set.count) throw new Error(`the tab's capture holds ${exchanges.length} of the ${set.count} exchanges chosen: it was cleared meanwhile`);
+  return exchanges;
 }
 
 export function exportBlob(set: ExchangeSet, redact: RedactionGroup[], name: string): { blob: Blob; exchanges: number } {

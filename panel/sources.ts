@@ -8,7 +8,7 @@ import {
   PANEL_PORT,
   type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
-import { unpackEvents, type ExchangeKey, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
+import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
 import { startImport, type Job } from './jobs.ts';
 import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
@@ -166,18 +166,13 @@ export class LiveSource implements SessionSource {
     this.emitter.now();
   }
 
-  /**
-   * The worker's export of the tab holds the exact bytes; the panel names the exchanges it shows by what
-   * the export keeps of them (see `pickExchanges`), and the import worker picks them out.
-   */
+  /** The worker holds the exact bytes; it exports just the chosen exchanges, named by their ids. */
   async captured(ids: string[]): Promise<ExchangeSet> {
     const wanted = new Set(ids);
-    const keys: ExchangeKey[] = this.order.filter((x) => wanted.has(x.id)).map((x) => ({
-      url: x.url, method: x.method, startedDateTime: new Date(x.startedAt ?? 0).toISOString(), requestBody: x.requestBody,
-    }));
-    const har = await request({ type: 'agui-inspector/export', tabId: this.tabId });
+    const exchangeIds = this.order.filter((x) => wanted.has(x.id)).map((x) => x.id);
+    const har = await request({ type: 'agui-inspector/export', tabId: this.tabId, exchangeIds });
     if (typeof har !== 'string') throw new Error('the background worker did not answer with a HAR');
-    return { har, keys };
+    return { har, count: exchangeIds.length };
   }
 
   close(): void {

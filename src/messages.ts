@@ -11,7 +11,8 @@
  * 3. Extension pages → worker:
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
- *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only).
+ *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
+ *      `exchangeIds` only those exchanges of that tab).
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
@@ -215,7 +216,8 @@ export type WorkerToPanel =
   | { type: 'stats'; stats: SessionStats };
 
 export type Request =
-  | { type: 'agui-inspector/export'; tabId?: number }
+  /** `exchangeIds` (with `tabId`) exports just those exchanges of the tab, in capture order. */
+  | { type: 'agui-inspector/export'; tabId?: number; exchangeIds?: string[] }
   | { type: 'agui-inspector/clear'; tabId: number }
   | { type: 'agui-inspector/session'; tabId: number }
   | { type: 'agui-inspector/sessions' }

@@ -9,9 +9,8 @@ import { startDemoAgent } from '../../demo/agent.ts';
 import { recordDemoSession } from '../../demo/record.ts';
 import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
-import type { CapturedExchange } from '../../src/formats/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
-import { exportFileName, importFile, pickExchanges, unpackEvents, type ExchangeKey, type ImportMessage } from '../../panel/files.ts';
+import { exportFileName, importFile, unpackEvents, type ImportMessage } from '../../panel/files.ts';
 
 test('an import posts every exchange with its exact bytes, its events and the analysis the CLI gives it', async () => {
   const agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
@@ -47,18 +46,6 @@ test('an import posts every exchange with its exact bytes, its events and the an
     return raws;
   });
   assert.deepEqual(events, frames, 'every frame, its text intact after travelling joined');
-});
-
-test('live exchanges are picked from the worker export in order, skipping what the panel does not show', () => {
-  const x = (n: number, body = `{"n":${n}}`): CapturedExchange => ({
-    source: `s${n}`, url: 'http://127.0.0.1/agent', method: 'POST', startedDateTime: '2025-01-01T00:00:00.000Z',
-    requestBody: body, responseContentType: 'text/event-stream', chunks: [],
-  });
-  const key = (c: CapturedExchange): ExchangeKey => ({ url: c.url!, method: c.method!, startedDateTime: c.startedDateTime!, requestBody: c.requestBody! });
-  // Two identical requests in the same millisecond: the one shown is the one after the last match.
-  const all = [x(0), x(1), x(1), x(2)];
-  assert.deepEqual(pickExchanges(all, [key(all[0]!), key(all[2]!), key(all[3]!)]), [all[0], all[1], all[3]]);
-  assert.throws(() => pickExchanges(all, [key(all[3]!), key(all[0]!)]), /no longer holds/);
 });
 
 test('export files are named agui-<host>-<yyyymmdd-hhmmss>.har', () => {
