@@ -39,6 +39,7 @@ import { bodyOf, type CapturedExchange, type Chunk } from '../formats/exchange.t
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
+import { concatBytes } from '../bytes.ts';
 
 export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps'] as const;
 export type RedactionGroup = (typeof REDACTION_GROUPS)[number];
@@ -343,13 +344,7 @@ function spliced(body: Uint8Array, splices: Splice[]): Uint8Array {
     at = s.offset + s.size;
   }
   parts.push(body.subarray(at));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let w = 0;
-  for (const p of parts) {
-    out.set(p, w);
-    w += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Redacts exchanges one by one with shared fillers, so a value repeated across exchanges stays recognisably one value. */

@@ -9,6 +9,7 @@ import { ALL_RULES } from '../../src/rules/index.ts';
 import type { Finding, ProtocolVersion } from '../../src/rules/types.ts';
 import { transportOf } from '../../src/wire/index.ts';
 import { ROOT } from '../support/paths.ts';
+import { concatBytes } from '../../src/bytes.ts';
 
 /** The fixture format is documented in test/fixtures/rules/README.md. */
 interface FixtureExchange {
@@ -53,22 +54,13 @@ const proto = new EventEncoder({ accept: 'application/vnd.ag-ui.event+proto' });
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 const fixtures: [string, Fixture][] = files.map((f) => [f, JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Fixture]);
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** `stream` is written in the transport the content type names, so one list of events serves every wire. */
 function responseBody(x: FixtureExchange, contentType: string): Uint8Array {
   if (x.stream !== undefined) {
     switch (transportOf(contentType)) {
       case 'protobuf':
-        return concat(x.stream.map((e) => proto.encodeProtobuf(e as BaseEvent)));
+        return concatBytes(x.stream.map((e) => proto.encodeProtobuf(e as BaseEvent)));
       case 'json':
         return utf8.encode(JSON.stringify(x.stream));
       case 'jsonl':

@@ -17,16 +17,7 @@ export function reread(text: string, name = 'session.har'): CapturedExchange[] {
   return readExchanges(utf8.encode(text), name);
 }
 
-export function concat(parts: (string | Uint8Array)[]): Uint8Array {
-  const bytes = parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p));
-  const out = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of bytes) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
-}
+export { concatBytes as concat } from '../../src/bytes.ts';
 
 /** The body cut into pieces of the given sizes (the rest in the last), as a network would deliver it. */
 export function chunked(body: Uint8Array, sizes: number[]): Chunk[] {

@@ -1,16 +1,10 @@
 import type { StreamDecoder, WireItem } from '../../src/wire/types.ts';
+import { concatBytes } from '../../src/bytes.ts';
 
 export const utf8 = new TextEncoder();
 
 export function concat(...parts: (Uint8Array | string)[]): Uint8Array {
-  const bytes = parts.map((p) => (typeof p === 'string' ? utf8.encode(p) : p));
-  const out = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of bytes) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Feeds the body cut at the given offsets, every chunk at time 0, and ends at time 0. */

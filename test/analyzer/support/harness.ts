@@ -13,6 +13,7 @@ import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { Observable } from 'rxjs';
 import { ExchangeAnalyzer } from '../../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../../src/analyzer/types.ts';
+import { concatBytes } from '../../../src/bytes.ts';
 
 // The reference warns on every strip; thousands of cases would bury the summary.
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = 'true';
@@ -33,21 +34,12 @@ export function encodeProto(events: readonly unknown[]): Uint8Array {
   const warn = console.warn;
   console.warn = () => {};
   try {
-    return concat(events.map((e) => encoder.encodeProtobuf(e as BaseEvent)));
+    return concatBytes(events.map((e) => encoder.encodeProtobuf(e as BaseEvent)));
   } finally {
     console.warn = warn;
   }
 }
 
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** Cuts a body into chunks of the given sizes (the last size repeats), as a network would deliver it. */
 export function chunk(bytes: Uint8Array, sizes: () => number): Uint8Array[] {
