@@ -28,6 +28,7 @@ const ready: Promise<void> = (async () => {
       const s = new Session(meta.tabId, meta.url, meta.preserve, limits, meta.dropped);
       for (const r of log) for (const m of r.msgs) s.replay(r.doc, m);
       s.docs = meta.docs;
+      s.recording = meta.recording !== false;
       s.next = meta.next;
       sessions.set(meta.tabId, s);
     }
@@ -53,7 +54,7 @@ function sessionFor(tabId: number, url = ''): Session {
 }
 
 function metaOf(s: Session): MetaRecord {
-  return { tabId: s.tabId, url: s.url, preserve: s.preserve, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next };
+  return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next };
 }
 
 // ── persistence, then acknowledgement ───────────────────────────────────────
@@ -249,6 +250,13 @@ async function answer(req: Request): Promise<unknown> {
       return sessions.get(req.tabId)?.snapshot() ?? null;
     case 'agui-inspector/sessions':
       return [...sessions.values()].map((s) => s.summary());
+    case 'agui-inspector/record': {
+      const s = sessionFor(req.tabId);
+      s.recording = req.record === true;
+      dirty.add(s);
+      schedule();
+      return { ok: true };
+    }
     case 'agui-inspector/preserve': {
       const s = sessionFor(req.tabId);
       s.preserve = req.preserve === true;

@@ -41,6 +41,10 @@ export class Session {
   private bytes = 0;
   /** Whether drops are being counted: not while replaying a log whose drops were counted already. */
   private counting = true;
+  /** Off while the user has paused capture: exchanges that begin then are not recorded at all. */
+  recording = true;
+  /** Exchanges that began while paused; their later messages are let go as quietly as they were. */
+  private readonly unrecorded = new Set<string>();
   /** Highest relay seq applied per document. */
   docs: Record<string, number> = {};
   /** Next log position. */
@@ -64,6 +68,7 @@ export class Session {
     this.docs = {};
     this.next = 0;
     this.dropped = noDrops();
+    this.unrecorded.clear();
     this.url = url;
   }
 
@@ -103,8 +108,16 @@ export class Session {
       return true;
     }
     const key = `${doc}:${msg.id}`;
+    if (this.unrecorded.has(key)) {
+      if (msg.k === 'end') this.unrecorded.delete(key);
+      return false;
+    }
     if (msg.k === 'open') {
       if (this.byKey.has(key)) return this.refuse('rejected');
+      if (!this.recording) {
+        this.unrecorded.add(key);
+        return false;
+      }
       if (this.exchanges.length >= MAX_EXCHANGES) return this.refuse('exchanges');
       let body = msg.requestBody;
       let note = msg.requestBodyNote;
@@ -216,7 +229,7 @@ export class Session {
   }
 
   summary(): SessionSummary {
-    return { tabId: this.tabId, url: this.url, preserve: this.preserve, stats: this.stats() };
+    return { tabId: this.tabId, url: this.url, preserve: this.preserve, recording: this.recording, stats: this.stats() };
   }
 
   snapshot(): SessionView {
@@ -225,7 +238,7 @@ export class Session {
       x.changed = false;
     }
     return {
-      tabId: this.tabId, url: this.url, preserve: this.preserve,
+      tabId: this.tabId, url: this.url, preserve: this.preserve, recording: this.recording,
       exchanges: this.exchanges.map((x) => ({ ...this.viewOf(x), events: [...x.events] })),
       stats: this.stats(),
     };

@@ -12,6 +12,8 @@ export interface MetaRecord {
   tabId: number;
   url: string;
   preserve: boolean;
+  /** False while the user has paused capture for the tab. */
+  recording: boolean;
   /** Highest seq applied per relay document, so resent messages are recognised. */
   docs: Record<string, number>;
   /** Drops are counted when they happen; replaying the log does not recount them. */

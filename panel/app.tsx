@@ -57,7 +57,7 @@ function Toolbar({ source, state, actions, chosen }: { source: SessionSource; st
     <div class="toolbar" role="toolbar" aria-label="Capture">
       {source.setRecording ? (
         <button type="button" class={`record${state.recording ? ' on' : ''}`} aria-pressed={state.recording} onClick={() => source.setRecording!(!state.recording)} data-testid="record"
-          title={state.recording ? 'Pause: exchanges that begin are not added' : 'Record'}>
+          title={state.recording ? 'Pause: exchanges that begin while paused are not captured' : 'Record'}>
           <span aria-hidden="true">{state.recording ? '●' : '○'}</span> {state.recording ? 'Recording' : 'Paused'}
         </button>
       ) : null}

@@ -73,8 +73,6 @@ export class LiveSource implements SessionSource {
   private port: Runtime.Port | null = null;
   private byId = new Map<string, PanelExchange>();
   private order: PanelExchange[] = [];
-  /** Exchanges that began while recording was off: never shown, even once recording resumes. */
-  private ignored = new Set<string>();
   private state: Omit<SessionState, 'exchanges'> = { status: 'connecting', label: '', stats: null, preserve: false, recording: true, progress: null, error: null };
   private readonly emitter = new Emitter(() => ({ ...this.state, exchanges: this.order.slice() }));
   private closed = false;
@@ -108,32 +106,26 @@ export class LiveSource implements SessionSource {
     switch (m.type) {
       case 'snapshot': {
         this.retry = 0;
-        const previous = this.byId;
         this.byId = new Map();
         this.order = [];
         for (const v of m.session.exchanges) {
-          if (this.ignored.has(v.id)) continue;
-          if (!this.state.recording && !previous.has(v.id)) {
-            this.ignored.add(v.id);
-            continue;
-          }
           const x = fromView(v);
           x.events = v.events;
           this.byId.set(x.id, x);
           this.order.push(x);
         }
-        this.state = { ...this.state, status: 'live', label: m.session.url, stats: m.session.stats, preserve: m.session.preserve };
+        this.state = { ...this.state, status: 'live', label: m.session.url, stats: m.session.stats, preserve: m.session.preserve, recording: m.session.recording };
         this.emitter.now();
         return;
       }
       case 'exchange': {
         const known = this.byId.get(m.exchange.id);
         if (known) fromView(m.exchange, known);
-        else if (this.state.recording && !this.ignored.has(m.exchange.id)) {
+        else {
           const x = fromView(m.exchange);
           this.byId.set(x.id, x);
           this.order.push(x);
-        } else this.ignored.add(m.exchange.id);
+        }
         break;
       }
       case 'events': {
@@ -150,13 +142,14 @@ export class LiveSource implements SessionSource {
     this.emitter.soon();
   }
 
+  /** The worker stops recording what begins while paused; the panel shows the switch at once. */
   setRecording(on: boolean): void {
     this.state.recording = on;
     this.emitter.now();
+    void request({ type: 'agui-inspector/record', tabId: this.tabId, record: on });
   }
 
   async clear(): Promise<void> {
-    this.ignored.clear();
     await request({ type: 'agui-inspector/clear', tabId: this.tabId });
   }
 

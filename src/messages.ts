@@ -196,6 +196,8 @@ export interface SessionView {
   tabId: number;
   url: string;
   preserve: boolean;
+  /** False while capture is paused for the tab. */
+  recording: boolean;
   exchanges: (ExchangeView & { events: EventView[] })[];
   stats: SessionStats;
 }
@@ -204,6 +206,7 @@ export interface SessionSummary {
   tabId: number;
   url: string;
   preserve: boolean;
+  recording: boolean;
   stats: SessionStats;
 }
 
@@ -222,6 +225,8 @@ export type Request =
   | { type: 'agui-inspector/session'; tabId: number }
   | { type: 'agui-inspector/sessions' }
   | { type: 'agui-inspector/preserve'; tabId: number; preserve: boolean }
+  /** Pauses (false) or resumes (true) capture for the tab: exchanges that begin while paused are not recorded. */
+  | { type: 'agui-inspector/record'; tabId: number; record: boolean }
   | { type: 'agui-inspector/limits'; set?: Partial<Limits> }
   /** Origins the user enabled beyond localhost; call after `permissions.request` so the scripts follow at once. */
   | { type: 'agui-inspector/origins' };

@@ -257,18 +257,22 @@ describe('panel in the real DevTools window (Chromium)', () => {
       await until(`${n} exchanges in the worker`, async () => (await b.request({ type: 'agui-inspector/session', tabId }))?.exchanges.filter((x) => x.outcome !== 'pending').length === n);
     };
     await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=record]')!.click());
+    await until('paused in the worker', async () => (await b.request({ type: 'agui-inspector/sessions' })).find((s) => s.tabId === tabId)?.recording === false);
     await run('chat');
-    await held(7);
-    await sleep(300);
-    assert.equal(await rows(), 6, 'an exchange that began while paused is not shown');
+    await sleep(500);
+    await held(6);
+    assert.equal(await rows(), 6, 'an exchange that began while paused is neither captured nor shown');
+    const dropped = (await b.request({ type: 'agui-inspector/session', tabId }))!.stats.dropped;
+    assert.equal(dropped.rejected + dropped.exchanges, 0, 'not capturing while paused is no drop');
     await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=record]')!.click());
+    await until('recording in the worker', async () => (await b.request({ type: 'agui-inspector/sessions' })).find((s) => s.tabId === tabId)?.recording === true);
 
     await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=preserve]')!.click());
     await until('preserve on in the worker', async () => (await b.request({ type: 'agui-inspector/sessions' })).find((s) => s.tabId === tabId)?.preserve);
     await page.reload();
     await page.waitForFunction(() => typeof window.demo?.run === 'function');
     await run('chat');
-    await held(8);
+    await held(7);
     await until('the exchange after the reload', async () => (await rows()) === 7);
 
     await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=clear]')!.click());
