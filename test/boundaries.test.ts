@@ -1,0 +1,79 @@
+/**
+ * The architecture, enforced: the browser-free core uses neither browser nor Node APIs, and data flows
+ * one way — page → capture → background → panel, and file → core → CLI/panel — so no folder imports
+ * from one downstream of it.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROOT } from './support/paths.ts';
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) return f === 'generated' ? [] : files(p);
+    return /\.tsx?$/.test(f) && !f.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+const rel = (p: string) => relative(ROOT, p).replace(/\\/g, '/');
+const source = (p: string) => readFileSync(p, 'utf8');
+/** Import specifiers, static and dynamic. */
+const imports = (text: string) => [...text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+/** Code without comments and string contents, so a word in prose or a message is not a use. */
+const code = (text: string) =>
+  text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/(['"`])(?:\\.|(?!\1)[^\\])*\1/g, '""');
+
+/** The core: what the worker, the panel and the CLI all run unchanged. */
+const CORE = ['src/wire', 'src/schema', 'src/analyzer', 'src/rules', 'src/formats', 'src/recording', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
+const coreFiles = CORE.flatMap((c) => (c.endsWith('.ts') ? [join(ROOT, c)] : files(join(ROOT, c))));
+
+describe('architecture boundaries', () => {
+  it('the core imports no Node module, no extension API and nothing outside the core and its npm dependencies', () => {
+    const bad: string[] = [];
+    for (const f of coreFiles) {
+      for (const spec of imports(source(f))) {
+        const local = spec.startsWith('.');
+        const target = local ? rel(join(f, '..', spec)) : spec;
+        // package.json is data: the tool's name and version for reports.
+        const allowed = local
+          ? target === 'package.json' || CORE.some((c) => target === c || target.startsWith(c + '/'))
+          : spec.startsWith('@ag-ui/') || spec === 'ajv' || spec.startsWith('ajv/');
+        if (!allowed || spec.startsWith('node:')) bad.push(`${rel(f)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+    assert.ok(coreFiles.length > 30);
+  });
+
+  it('the core touches no browser or Node global', () => {
+    const GLOBALS = /\b(window|document|chrome|browser|navigator|localStorage|indexedDB|process|Buffer|require|__dirname)\s*[.[(]/;
+    const bad = coreFiles.filter((f) => GLOBALS.test(code(source(f)))).map(rel);
+    assert.deepEqual(bad, []);
+  });
+
+  it('data flows one way: no folder imports from one downstream of it', () => {
+    // Each folder and what it must never import: everything that consumes it.
+    const downstream: Record<string, string[]> = {
+      'src/capture': ['background', 'panel', 'src/analyzer', 'src/recording', 'src/cli'],
+      'background': ['panel', 'src/cli'],
+      'src/cli': ['background', 'panel', 'src/capture'],
+      'src/wire': ['src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/schema': ['src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+    };
+    const bad: string[] = [];
+    for (const [folder, banned] of Object.entries(downstream)) {
+      for (const f of files(join(ROOT, folder))) {
+        for (const spec of imports(source(f)).filter((s) => s.startsWith('.'))) {
+          const target = rel(join(f, '..', spec));
+          if (banned.some((b) => target === b || target.startsWith(b + '/'))) bad.push(`${rel(f)} imports ${target}`);
+        }
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+});
