@@ -59,6 +59,8 @@ function metaOf(s: Session): MetaRecord {
 
 // ── persistence, then acknowledgement ───────────────────────────────────────
 const relays = new Map<string, Runtime.Port>();
+/** Which tab each relay captures for, so a pause reaches every frame of that tab. */
+const relayTabs = new Map<Runtime.Port, number>();
 const pendingLog: { tabId: number; n: number; record: LogRecord }[] = [];
 const dirty = new Set<Session>();
 let flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -129,6 +131,7 @@ function onRelay(port: Runtime.Port): void {
   });
   port.onDisconnect.addListener(() => {
     if (doc !== null && relays.get(doc) === port) relays.delete(doc);
+    relayTabs.delete(port);
   });
 
   async function handle(raw: unknown): Promise<void> {
@@ -144,6 +147,7 @@ function onRelay(port: Runtime.Port): void {
       if (doc !== null) return s.reject();
       doc = msg.doc;
       relays.set(doc, port);
+      relayTabs.set(port, tabId!);
       // A new top-level document is a navigation: the session starts over unless preserved.
       if (!msg.resumed && frameId === 0) {
         if (!s.preserve && !(doc in s.docs)) await resetSession(s, msg.url);
@@ -151,7 +155,7 @@ function onRelay(port: Runtime.Port): void {
         dirty.add(s);
         schedule();
       }
-      const welcome: WorkerToRelay = { type: 'welcome', ack: s.docs[doc] ?? 0, binary: msg.binary };
+      const welcome: WorkerToRelay = { type: 'welcome', ack: s.docs[doc] ?? 0, binary: msg.binary, recording: s.recording };
       port.postMessage(welcome);
       return;
     }
@@ -253,6 +257,15 @@ async function answer(req: Request): Promise<unknown> {
     case 'agui-inspector/record': {
       const s = sessionFor(req.tabId);
       s.recording = req.record === true;
+      const told: WorkerToRelay = { type: 'recording', on: s.recording };
+      for (const [port, tab] of relayTabs) {
+        if (tab !== req.tabId) continue;
+        try {
+          port.postMessage(told);
+        } catch {
+          // That frame is gone; the worker still refuses what it would have sent.
+        }
+      }
       dirty.add(s);
       schedule();
       return { ok: true };

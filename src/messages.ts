@@ -124,7 +124,9 @@ export type RelayToWorker =
 
 export type WorkerToRelay =
   /** Reply to hello: the highest seq of this document the worker already holds, and whether bytes may travel unencoded. */
-  | { type: 'welcome'; ack: number; binary: boolean }
+  | { type: 'welcome'; ack: number; binary: boolean; recording: boolean }
+  /** The user paused (false) or resumed (true) capture for the tab: the page stops or starts recording new exchanges. */
+  | { type: 'recording'; on: boolean }
   /** Everything up to `seq` is persisted; the relay may forget it. */
   | { type: 'ack'; seq: number };
 

@@ -63,8 +63,15 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
    * their bytes, and reusing them is much cheaper than writing to freshly allocated memory.
    */
   const spare: ArrayBuffer[] = [];
+  /** Off while the user has paused capture for this tab: new exchanges pass through unrecorded. */
+  let recording = true;
   port.onmessage = (ev: MessageEvent) => {
-    if (ev.data instanceof NativeArrayBuffer && ev.data.byteLength === STAGING_BYTES && spare.length < 8) spare.push(ev.data);
+    const data: unknown = ev.data;
+    if (data instanceof NativeArrayBuffer) {
+      if (data.byteLength === STAGING_BYTES && spare.length < 8) spare.push(data);
+    } else if (typeof data === 'object' && data !== null && typeof (data as { recording?: unknown }).recording === 'boolean') {
+      recording = (data as { recording: boolean }).recording;
+    }
   };
   let batch: PageMessage[] = [];
   let transfer: ArrayBuffer[] = [];
@@ -162,6 +169,11 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     start(): void {
       if (this.state !== 'undecided') return;
       this.peek = null;
+      if (!recording) {
+        this.state = 'discarded';
+        this.queue = [];
+        return;
+      }
       if (open >= LIMITS.openExchanges) {
         this.state = 'discarded';
         this.queue = [];

@@ -192,6 +192,11 @@ import { toBase64 } from '../base64.ts';
     giveBack(item);
   }
 
+  /** The page script records new exchanges only while the user has capture on for the tab. */
+  function tellPage(recording: boolean): void {
+    pagePort?.postMessage({ recording });
+  }
+
   function giveBack(item: Item): void {
     if (binary === false) for (const b of item.buffers) pagePort?.postMessage(b, [b]);
     item.buffers = [];
@@ -221,12 +226,15 @@ import { toBase64 } from '../base64.ts';
       const m = raw as WorkerToRelay;
       if (m.type === 'welcome') {
         forget(m.ack);
+        tellPage(m.recording);
         binary = m.binary;
         welcomed = true;
         sentUpTo = m.ack;
         pump();
       } else if (m.type === 'ack') {
         forget(m.seq);
+      } else if (m.type === 'recording') {
+        tellPage(m.on);
       }
     });
     port.onDisconnect.addListener(() => {
