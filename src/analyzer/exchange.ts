@@ -41,22 +41,10 @@ export class ExchangeAnalyzer {
   private readonly rejected: boolean;
 
   constructor(private readonly o: ExchangeAnalyzerOptions) {
-    this.input = analyzeInput(o.requestBody, o.as);
+    const thread = o.thread;
+    this.input = analyzeInput(o.requestBody, o.as, thread && ((sink, input) => thread.checkInput(sink, input, o.sentAt ?? Date.now())));
     this.version = this.input.version;
     this.sink = new FindingSink(this.version);
-    if (o.thread && this.input.value) {
-      const resumeSink = new FindingSink(this.version);
-      o.thread.checkInput(resumeSink, this.input.value, o.sentAt ?? Date.now());
-      const extra = resumeSink.list();
-      if (extra.length) {
-        this.input.findings.push(...extra);
-        if (resumeSink.fatal) this.input.verdict = 'invalid';
-        for (const f of extra) {
-          const field = this.input.fields.find((x) => f.path?.startsWith(`/${x.name}`));
-          if (field && f.severity === 'error') field.status = 'error';
-        }
-      }
-    }
     this.decoder = createDecoder(o.contentType);
     this.verifier = new Verifier({
       sink: this.sink,

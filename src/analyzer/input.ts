@@ -109,7 +109,10 @@ const FIELDS: { name: string; spec: string; absent: string; present: (v: unknown
  * Judges one request body as the producer receiving it would, plus what the consumer that sent it owed
  * (basic/run-input). `as` overrides the version the input's own declaration selects.
  */
-export function analyzeInput(body: string | undefined, as?: ProtocolVersion): InputAnalysis {
+/** Checks beyond the input itself, such as resume coverage against the thread, reported like its own. */
+export type InputCheck = (sink: FindingSink, input: JsonObject) => void;
+
+export function analyzeInput(body: string | undefined, as?: ProtocolVersion, further?: InputCheck): InputAnalysis {
   if (body === undefined) {
     const version = as ?? '1.0';
     return { present: false, value: null, effective: null, verdict: 'valid', findings: [], fields: [], declared: null, version };
@@ -139,6 +142,7 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion): In
   checkDeclaration(sink, value);
   checkMessages(sink, value);
   checkResume(sink, value);
+  further?.(sink, value);
   return finish(sink, value, effective, declared, version);
 }
 
