@@ -174,15 +174,8 @@ export interface ExchangeView {
   method: string;
   startedAt: number;
   request: { contentType: string | null; body: string | null; note: BodyNote | null };
-  response: {
-    status: number;
-    statusText: string;
-    contentType: string | null;
-    url: string;
-    redirected: boolean;
-    reconstructed: boolean;
-    receivedAt: number;
-  } | null;
+  /** What the page's `response` message said, and when it arrived. */
+  response: (Omit<ResponseMessage, 'k' | 'id' | 't'> & { receivedAt: number }) | null;
   /** Response bytes held (after any dropped for the memory cap). */
   bytes: number;
   endedAt: number | null;
