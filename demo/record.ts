@@ -23,6 +23,27 @@ export function demoInput(overrides: Partial<RunAgentInput> = {}): RunAgentInput
   };
 }
 
+/**
+ * A request as a defective consumer would send it — unknown members, an activity message sent back, a
+ * provider file handle, nulls inside forwardedProps — which HttpAgent never builds, so tests and the
+ * screenshots post it themselves.
+ */
+export const defectiveInput = {
+  threadId: 'thread-crafted',
+  runId: 'run-crafted',
+  protocolVersion: '1.0',
+  messages: [
+    { id: 'u1', role: 'user', content: 'Hello', mood: 'curious' },
+    { id: 'a1', role: 'activity', activityType: 'progress', content: { percent: 40 } },
+    { id: 'u2', role: 'user', content: [{ type: 'text', text: 'See attached' }, { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai' } }] },
+  ],
+  tools: [],
+  context: [],
+  state: {},
+  forwardedProps: { session: null, flags: [1, null] },
+  clientHint: 'beta',
+} as const;
+
 /** POSTs a body with fetch and keeps the response as the extension does. */
 export async function captureExchange(url: string, body: string, accept: string, source: string): Promise<CapturedExchange> {
   const startedDateTime = new Date().toISOString();

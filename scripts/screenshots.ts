@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDemoAgent } from '../demo/agent.ts';
+import { defectiveInput } from '../demo/record.ts';
 import { buildExtension, launchChromium, ROOT, sleep } from '../test/e2e/browsers.ts';
 
 const OUT = join(ROOT, 'docs', 'screenshots');
@@ -35,19 +36,10 @@ async function main(): Promise<void> {
     await run('state');
     await run('misbehave-identity');
     await run('misbehave-version');
-    await page.evaluate(async () => {
-      const body = {
-        threadId: 'thread-crafted', runId: 'run-crafted', protocolVersion: '1.0',
-        messages: [
-          { id: 'u1', role: 'user', content: 'Hello', mood: 'curious' },
-          { id: 'a1', role: 'activity', activityType: 'progress', content: { percent: 40 } },
-          { id: 'u2', role: 'user', content: [{ type: 'text', text: 'See attached' }, { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai' } }] },
-        ],
-        tools: [], forwardedProps: { session: null }, clientHint: 'beta',
-      };
+    await page.evaluate(async (body) => {
       const res = await fetch('/agent/chat?delay=2', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(body) });
       await res.text();
-    });
+    }, defectiveInput);
     await run('misbehave-unknown');
     await run('interrupt', { threadId: 'thread-shots' });
     await run('interrupt', { resume: 'partial' });

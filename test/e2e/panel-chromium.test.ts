@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { defectiveInput } from '../../demo/record.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
 
@@ -178,18 +179,7 @@ describe('panel in the real DevTools window (Chromium)', () => {
   });
 
   test('an input carrying unknown members and an activity message', async () => {
-    // The demo page only sends what HttpAgent builds; this request is crafted the way a defective consumer would send it.
-    const input = {
-      threadId: 'thread-crafted', runId: 'run-crafted', protocolVersion: '1.0',
-      messages: [
-        { id: 'u1', role: 'user', content: 'Hello', mood: 'curious' },
-        { id: 'a1', role: 'activity', activityType: 'progress', content: { percent: 40 } },
-        { id: 'u2', role: 'user', content: [{ type: 'text', text: 'See attached' }, { type: 'image', source: { type: 'file', value: 'file-abc123', provider: 'openai' } }] },
-      ],
-      tools: [], context: [], state: {},
-      forwardedProps: { session: null, flags: [1, null] },
-      clientHint: 'beta',
-    };
+    const input = defectiveInput;
     await page.evaluate(async (body) => {
       const res = await fetch('/agent/chat?delay=2', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify(body) });
       await res.text();
