@@ -7,12 +7,19 @@
  * - timeline of a loaded exchange: switching to the Timeline view once all 100,000 events are held, as
  *   when the panel opens on a tab the worker has analysed;
  * - filter and text search: from choosing an event type, or typing a search, to the filtered rows painted;
- * - full analysis: until every event is decoded and judged (informational).
+ * - full analysis: until every event is decoded and judged (informational);
+ * - a 100 MB recording imported through the file picker: how long, and the longest the panel went
+ *   without painting a frame meanwhile.
  *
  * `npx tsx bench/panel.ts` prints the numbers; bench/run.ts calls `panelBench()`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildExtension, launchChromium } from '../test/e2e/browsers.ts';
+import { buildExtension, launchChromium, type ChromiumBrowser } from '../test/e2e/browsers.ts';
+import { importWatched, writeLargeRecording } from '../test/e2e/large-recording.ts';
+import { openPanel } from '../test/e2e/recording-panel.ts';
 import { formatSection, measuresSection, type Measure } from './report.ts';
 
 const EVENTS = 100_000;
@@ -96,13 +103,29 @@ export async function panelBench(): Promise<Measure[]> {
       { name: 'panel: filter a 100,000-event timeline by type', value: Math.round(r.filter), unit: 'ms', target: '< 100' },
       { name: 'panel: text search over a 100,000-event timeline', value: Math.round(r.searchMs), unit: 'ms', target: '< 100' },
       { name: 'panel: full analysis of a 100,000-event exchange', value: Math.round(r.full), unit: 'ms' },
+      ...(await importBench(b)),
     ];
   } finally {
     await b.close();
   }
 }
 
-export const PANEL_TITLE = 'The panel in real Chromium, on a 100,000-event exchange';
+async function importBench(b: ChromiumBrowser): Promise<Measure[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'agui-bench-import-'));
+  try {
+    const { size } = await writeLargeRecording(join(dir, 'large.har'));
+    const m = await importWatched(await openPanel(b), join(dir, 'large.har'));
+    const mb = size / 1024 / 1024;
+    return [
+      { name: `panel: import a ${mb.toFixed(0)} MB HAR, longest frame gap`, value: Math.round(m.worstFrameGap), unit: 'ms', target: '< 100' },
+      { name: `panel: import a ${mb.toFixed(0)} MB HAR, throughput`, value: Math.round(mb / (m.ms / 1000)), unit: 'MB/s', note: `${(m.ms / 1000).toFixed(1)} s, ${m.frames} frames painted` },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const PANEL_TITLE = 'The panel in real Chromium: a 100,000-event exchange, a 100 MB import';
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(formatSection(measuresSection(PANEL_TITLE, await panelBench())));

@@ -89,7 +89,15 @@ export async function openInspectorPanel(context: BrowserContext, pageUrlPrefix:
   while (Date.now() < end) {
     await devtools.eval((id) => (globalThis as unknown as { InspectorFrontendAPI: { showPanel(id: string): void } }).InspectorFrontendAPI.showPanel(id), panelId).catch(() => undefined);
     const found = (await targets()).find((t) => t.url.startsWith(panelUrl));
-    if (found) return { cdp, devtools, panel: await TargetSession.attach(cdp, found.targetId) };
+    if (found) {
+      const panel = await TargetSession.attach(cdp, found.targetId);
+      // The target shows up before the panel's module has run; callers expect a panel that has rendered.
+      while (Date.now() < end) {
+        if (await panel.eval(() => document.getElementById('app')?.firstChild != null).catch(() => false)) return { cdp, devtools, panel };
+        await sleep(50);
+      }
+      break;
+    }
     await sleep(250);
   }
   throw new Error('the Inspector panel did not appear in DevTools');

@@ -235,13 +235,23 @@ async function gotoExtensionPage(page: PPage, url: string): Promise<void> {
   }
 }
 
-/** Polls `fn` in the page (puppeteer's waitForFunction needs `new Function`, which extension CSP blocks). */
-export async function poll<T>(page: { evaluate(fn: () => T | Promise<T>): Promise<T> }, fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+/** Retries `fn` until it gives a truthy value; a throw counts as not yet, and the last one is reported on timeout. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs;
+  let last: unknown;
   for (;;) {
-    const v = await page.evaluate(fn).catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`poll timed out: ${fn.toString().slice(0, 120)}`);
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await sleep(100);
   }
+}
+
+/** Polls `fn` in the page (puppeteer's waitForFunction needs `new Function`, which extension CSP blocks). */
+export function poll<T>(page: { evaluate(fn: () => T | Promise<T>): Promise<T> }, fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+  return until(fn.toString().slice(0, 120), () => page.evaluate(fn) as Promise<T | undefined | null | false>, timeoutMs);
 }

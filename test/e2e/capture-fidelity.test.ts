@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
+import { settled } from './demo-capture.ts';
 
 const EVENTS = [
   { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
@@ -121,7 +122,7 @@ describe('fidelity', () => {
     const seen = await probe(page, INPUT);
     assert.deepEqual(seen, await probe(plain, INPUT));
     assert.deepEqual(Buffer.from((seen as { bytes: number[] }).bytes), SSE);
-    await sleep(300);
+    await settled(withExt, tabId, 2);
     const s = (await withExt.request({ type: 'agui-inspector/session', tabId }))!;
     const [redirected, aborted] = s.exchanges;
     assert.equal(s.exchanges.length, 2, 'the two AG-UI exchanges, not the JSON one');
@@ -144,7 +145,7 @@ describe('fidelity', () => {
       xhr.send(body);
     }), INPUT);
     assert.equal(text, SSE.toString());
-    await sleep(300);
+    await settled(withExt, tabId, 1);
     const [x] = (await withExt.request({ type: 'agui-inspector/session', tabId }))!.exchanges;
     assert.equal(x?.api, 'xhr');
     assert.equal(x?.request.contentType, 'application/json');
@@ -166,7 +167,7 @@ describe('fidelity', () => {
       });
     }));
     assert.deepEqual(got, EVENTS.map((e) => e.type));
-    await sleep(300);
+    await settled(withExt, tabId, 1);
     const [x] = (await withExt.request({ type: 'agui-inspector/session', tabId }))!.exchanges;
     assert.equal(x?.api, 'eventsource');
     assert.equal(x?.response?.reconstructed, true);

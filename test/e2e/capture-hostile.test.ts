@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { HANDSHAKE } from '../../src/messages.ts';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 
 const PAGE = `<!doctype html><html><head><script>
   window.handshakesSeen = 0;
@@ -107,12 +107,8 @@ describe('a hostile page', () => {
       return bytes;
     });
     assert.ok(result > 200 * 1000 * 1000, 'the page got the whole response');
-    const end = Date.now() + 30_000;
-    let s = await stats();
-    while (s.dropped.chunks === 0 && Date.now() < end) {
-      await sleep(200);
-      s = await stats();
-    }
+    await until('the drops counted', async () => (await stats()).dropped.chunks > 0, 30_000);
+    const s = await stats();
     assert.ok(s.bytes <= limits.maxBytes, `${s.bytes} bytes held`);
     assert.ok(s.events <= limits.maxEvents);
     assert.ok(s.dropped.chunks > 0 && s.dropped.bytes > 0, 'drops are counted');
@@ -130,7 +126,10 @@ describe('a hostile page', () => {
       return (await Promise.all(runs)).filter((t) => t.includes('RUN_FINISHED')).length;
     });
     assert.equal(done, 1000, 'every stream reached the page intact');
-    await sleep(1000);
+    await until('every exchange held or counted as dropped', async () => {
+      const now = await stats();
+      return now.exchanges + now.dropped.exchanges === 1000;
+    }, 30_000);
     const s = await stats();
     assert.ok(s.exchanges > 0);
     assert.equal(s.exchanges + s.dropped.exchanges, 1000, 'every exchange is either held or counted as dropped');

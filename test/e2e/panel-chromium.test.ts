@@ -9,22 +9,7 @@ import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { defectiveInput } from '../../demo/record.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(100);
-  }
-}
+import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 
 /** What a test reads from the panel, collected in one evaluation. */
 interface PanelRead {

@@ -6,18 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { buildExtension, launchFirefox, sleep, type FirefoxBrowser } from './browsers.ts';
-
-/** puppeteer's waitForFunction needs `new Function`, which the extension page's CSP blocks: poll with evaluate. */
-async function until<T, A>(page: Page, what: string, fn: (arg: A) => T, arg: A, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await page.evaluate(fn as (a: unknown) => T, arg).catch(() => undefined);
-    if (v) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { buildExtension, launchFirefox, poll, until, type FirefoxBrowser } from './browsers.ts';
 
 describe('panel page in Firefox', () => {
   let agent: DemoAgent;
@@ -30,7 +19,7 @@ describe('panel page in Firefox', () => {
     b = await launchFirefox({ extDir: await buildExtension('firefox') });
     page = await b.newPage();
     await page.goto(`${agent.url}/`);
-    await until(page, 'the demo page', () => typeof window.demo?.run === 'function', null);
+    await poll(page, () => typeof window.demo?.run === 'function');
     await page.evaluate(() => window.demo.run('chat', { transport: 'protobuf', delay: 2 }));
     await page.evaluate(() => window.demo.run('misbehave-identity', { delay: 2 }));
     const tabId = await b.tabIdOf(page.url());
@@ -38,7 +27,7 @@ describe('panel page in Firefox', () => {
     const url = `${b.base}panel/index.html?tabId=${tabId}`;
     // moz-extension navigations never report load to puppeteer over BiDi.
     panel.goto(url).catch(() => undefined);
-    await until(panel, 'the panel page', (u) => document.readyState === 'complete' && location.href === u, url);
+    await until('the panel page', () => panel.evaluate((u) => document.readyState === 'complete' && location.href === u, url));
     // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
     await panel.evaluate('globalThis.__name = (f) => f');
   });
@@ -49,10 +38,10 @@ describe('panel page in Firefox', () => {
   });
 
   test('renders the captured session and its views', async () => {
-    const rows = await until(panel, 'two settled exchanges', () => {
+    const rows = await poll(panel, () => {
       const r = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].map((e) => [e.dataset.transport, e.dataset.verdict]);
       return r.length === 2 && r.every(([, v]) => v !== 'pending') ? r : null;
-    }, null);
+    }, 15_000);
     assert.deepEqual(rows, [['protobuf', 'completed'], ['SSE', 'failed']]);
     const read = await panel.evaluate(async () => {
       const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
@@ -77,10 +66,10 @@ describe('panel page in Firefox', () => {
 
   test('follows the tab live', async () => {
     await page.evaluate(() => window.demo.run('misbehave-version', { delay: 2 }));
-    const verdict = await until(panel, 'the third exchange', () => {
+    const verdict = await poll(panel, () => {
       const r = document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]');
       return r.length === 3 && r[2]!.dataset.verdict !== 'pending' ? r[2]!.dataset.verdict : null;
-    }, null);
+    }, 15_000);
     assert.equal(verdict, 'completed');
   });
 });

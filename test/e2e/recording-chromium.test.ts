@@ -20,10 +20,10 @@ import { shellQuote } from '../../src/formats/curl.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { readExchanges } from '../../src/formats/read.ts';
 import { analysisShape, REDACTION_GROUPS } from '../../src/recording/export.ts';
-import { buildExtension, CHROMIUM, CHROMIUM_FLAGS, launchChromium, type ChromiumBrowser } from './browsers.ts';
+import { buildExtension, CHROMIUM, CHROMIUM_FLAGS, launchChromium, until, type ChromiumBrowser } from './browsers.ts';
 import { exported, settled } from './demo-capture.ts';
 import {
-  exportFrom, findingKeys, importThroughPicker, openPanel, readPanel, settledRows, until, type ExchangeRead,
+  exportFrom, findingKeys, importThroughPicker, openPanel, readPanel, settledRows, type ExchangeRead,
 } from './recording-panel.ts';
 
 type Step = [scenario: string, opts: Record<string, unknown>];
@@ -186,7 +186,7 @@ describe('recordings through the panel (Chromium)', () => {
       zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     }, bytes.toString('base64'));
-    await until('the dropped HAR analysed', () => fresh.evaluate(() => document.querySelector<HTMLElement>('[data-testid=status]')!.dataset.status === 'file'));
+    await until('the dropped HAR analysed', () => fresh.evaluate(() => document.querySelector<HTMLElement>('[data-testid=status]')!.dataset.status === 'file'), 30_000);
     const read = await readPanel(fresh);
     // A browser's HAR has no chunk timing, which no view shows; everything else matches.
     assert.deepEqual(read, liveRead);
@@ -302,14 +302,14 @@ describe('recordings through the panel (Chromium)', () => {
   test('in the real DevTools window: an import replaces the tab, and the panel goes back to it', async () => {
     const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
     const rows = () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].map((r) => r.dataset.verdict));
-    const live = await until('the live session', async () => ((await rows()).length >= STEPS.length ? rows() : null));
+    const live = await until('the live session', async () => ((await rows()).length >= STEPS.length ? rows() : null), 30_000);
     await panel.eval(async (text) => {
       await window.__aguiPanel!.openFile(new TextEncoder().encode(text), 'one.sse');
     }, ['RUN_STARTED', 'RUN_FINISHED'].map((type) => `data: ${JSON.stringify({ type, threadId: 't', runId: 'r' })}\n\n`).join(''));
     assert.deepEqual(await rows(), ['completed'], 'the import worker runs inside the DevTools frame');
     assert.equal(await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=status]')!.dataset.status), 'file');
     await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=back-live]')!.click());
-    await until('the live session again', async () => JSON.stringify(await rows()) === JSON.stringify(live));
+    await until('the live session again', async () => JSON.stringify(await rows()) === JSON.stringify(live), 30_000);
     assert.equal(await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=status]')!.dataset.status), 'live');
   });
 });

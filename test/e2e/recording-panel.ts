@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import type { RedactionGroup } from '../../src/recording/export.ts';
-import { sleep, type ChromiumBrowser } from './browsers.ts';
+import { until, type ChromiumBrowser } from './browsers.ts';
 
 export interface FindingKey {
   rule: string;
@@ -45,23 +45,13 @@ export async function openPanel(b: ChromiumBrowser, query = ''): Promise<Page> {
   return page;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** Waits until the panel lists `count` exchanges, none pending or unanalysed. */
 export function settledRows(page: Page, count: number): Promise<boolean> {
   return until(`${count} settled exchanges`, () =>
     page.evaluate((n) => {
       const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
       return rows.length === n && rows.every((r) => r.dataset.verdict !== 'pending' && r.dataset.verdict !== 'unanalysed');
-    }, count));
+    }, count), 30_000);
 }
 
 /** Selects each exchange in turn and reads every view of it. */

@@ -76,33 +76,3 @@ describe('decoders never throw', () => {
     }
   });
 });
-
-describe('throughput (printed, not asserted)', () => {
-  it('SSE and protobuf', () => {
-    const lines: string[] = [];
-    let i = 0;
-    for (let size = 0; size < 32e6; i++) {
-      const delta = 'lorem ipsum dolor sit amet '.repeat(1 + (i % 60));
-      const line = `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: `msg-${i % 9}`, delta })}\n\n`;
-      lines.push(line);
-      size += line.length;
-    }
-    const sse = utf8.encode(lines.join(''));
-    const proto = concat(
-      ...Array.from({ length: 20000 }, (_, k) =>
-        encoder.encodeProtobuf({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'x'.repeat(100 + (k % 900)) } as BaseEvent),
-      ),
-    );
-    for (const [type, body] of [
-      ['text/event-stream', sse],
-      ['application/vnd.ag-ui.event+proto', proto],
-    ] as const) {
-      const started = performance.now();
-      const d = createDecoder(type);
-      for (let at = 0; at < body.length; at += 16384) d.push(body.subarray(at, at + 16384), 0);
-      d.end(0);
-      const seconds = (performance.now() - started) / 1000;
-      console.log(`${type}: ${(body.length / 1e6 / seconds).toFixed(0)} MB/s over ${(body.length / 1e6).toFixed(1)} MB`);
-    }
-  });
-});
