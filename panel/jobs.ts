@@ -1,4 +1,7 @@
-/** The panel's side of `import-worker.ts`: one worker per job, ended with it. */
+/**
+ * The panel's side of `import-worker.ts`: one worker per job, ended with it. One more is kept started
+ * and idle, because loading the worker's code is most of the wait before a dropped file's first rows.
+ */
 import type { RedactionGroup } from '../src/recording/export.ts';
 import type { ExchangeSet, ImportMessage, JobReply, JobRequest } from './files.ts';
 
@@ -7,13 +10,34 @@ export interface Job {
   cancel(): void;
 }
 
+// This exact form is what vite recognises and bundles as a module worker of the extension.
+const spawn = (): Worker => new Worker(new URL('./import-worker.ts', import.meta.url), { type: 'module' });
+
+let spare: Worker | null = null;
+
+/** Starts the idle worker the next job will take, once the panel has nothing better to do. */
+export function prepareWorker(): void {
+  const idle = globalThis.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 0));
+  idle(() => {
+    if (spare) return;
+    const w = spawn();
+    // A worker that cannot load is dropped; the job that would have used it starts its own and reports why.
+    w.onerror = () => {
+      if (spare === w) spare = null;
+      w.terminate();
+    };
+    spare = w;
+  });
+}
+
 function start(request: JobRequest, onReply: (m: JobReply) => boolean): Job {
-  // This exact form is what vite recognises and bundles as a module worker of the extension.
-  const worker = new Worker(new URL('./import-worker.ts', import.meta.url), { type: 'module' });
+  const worker = spare ?? spawn();
+  spare = null;
   let over = false;
   const end = (): void => {
     over = true;
     worker.terminate();
+    prepareWorker();
   };
   worker.onmessage = (e: MessageEvent<JobReply>) => {
     if (!over && onReply(e.data)) end();

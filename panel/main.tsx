@@ -7,6 +7,7 @@ import { render } from 'preact';
 import browser from 'webextension-polyfill';
 import { App, VIEWS, type SourceActions, type ViewId } from './app.tsx';
 import type { SessionSource, SessionState } from './model.ts';
+import { prepareWorker } from './jobs.ts';
 import './panel.css';
 import { FileSource, LiveSource } from './sources.ts';
 
@@ -68,6 +69,7 @@ function show(source: SessionSource, initialView: ViewId = view): void {
   render(<App key={++generation} source={source} initialView={initialView} actions={actions(source)} />, root);
 }
 show(current);
+prepareWorker();
 
 /** Test and benchmark hook (panel/README.md): shows a recorded file instead of the live tab. */
 declare global {
