@@ -7,10 +7,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ProtocolVersion } from '../../src/rules/types.ts';
+import { CONFORMANCE_1_1 as STREAMS, REFERENCE_SCHEMA_1_1 as SCHEMA, SHARED } from '../support/paths.ts';
 
-const SPEC = join(import.meta.dirname, '..', '..', '..', 'shared', 'agui-spec');
-const SCHEMA = join(SPEC, 'docs', 'spec', '1.1', 'schema.json');
-const STREAMS = join(SPEC, 'spec', '1.1', 'conformance', 'streams');
+const SPEC = join(SHARED, 'agui-spec');
 
 export const available = existsSync(SCHEMA) && existsSync(STREAMS);
 export const skipReason = available ? false : `reference not found at ${SPEC}; skipped`;
