@@ -1,4 +1,5 @@
 /** Input: every RunAgentInput field in the spec's order, with what the spec obliges and how this input fares. */
+import type { Finding } from '../../src/rules/types.ts';
 import { isObject } from '../../src/json.ts';
 import type { FieldRow, InputDetail, PendingInterrupt } from '../analysis.ts';
 import { Empty, FindingLine, Json, Severity, SpecLink } from '../ui.tsx';
@@ -82,6 +83,15 @@ function Value({ f, pending }: { f: FieldRow; pending: PendingInterrupt[] | null
   }
 }
 
+/** A valid input can still break what its sender must do (strip activity messages, declare a version…). */
+function obligations(findings: readonly Finding[]): string {
+  const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length;
+  const parts = [[count('error'), 'error'], [count('warning'), 'warning']]
+    .filter(([n]) => n !== 0)
+    .map(([n, word]) => `${n} ${word}${n === 1 ? '' : 's'}`);
+  return parts.length === 0 ? '' : `; ${parts.join(' and ')} below`;
+}
+
 export function InputView({ inp, pending, focusField }: { inp: InputDetail; pending: PendingInterrupt[] | null; focusField: string | null }) {
   const { input, fields } = inp;
   if (!input.present) return <Empty>The request body was not captured, so there is no input to judge.</Empty>;
@@ -97,9 +107,11 @@ export function InputView({ inp, pending, focusField }: { inp: InputDetail; pend
   const unplaced = inp.findings.filter((f) => !fields.some((x) => x.findings.includes(f)));
   return (
     <section class="input-view">
-      <p class="lede">
+      <p class="lede" data-testid="input-verdict" data-verdict={input.verdict}>
         Judged as a {input.version} producer receiving it: <strong class={`verdict-${input.verdict}`}>{input.verdict}</strong>
-        {input.declared === null ? ' (the input declares no protocolVersion)' : ` (declares ${JSON.stringify(input.declared)})`}.
+        {input.verdict === 'invalid' ? ' — a producer must reject it' : ' — a producer can run it'}
+        {input.declared === null ? ' (the input declares no protocolVersion)' : ` (declares ${JSON.stringify(input.declared)})`}
+        {obligations(inp.findings)}.
       </p>
       <ol class="fields">
         {fields.map((f) => (

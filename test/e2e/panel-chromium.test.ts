@@ -14,6 +14,7 @@ import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } fr
 /** What a test reads from the panel, collected in one evaluation. */
 interface PanelRead {
   rows: { verdict: string; status: string; transport: string }[];
+  verdict: { verdict: string; text: string } | null;
   fields: { field: string; status: string; present: string; text: string }[];
   negotiation: { verdict: string; consumer: string; producer: string } | null;
   stripped: { path: string; at: string; text: string }[];
@@ -66,6 +67,8 @@ describe('panel in the real DevTools window (Chromium)', () => {
       const out = { text: '' } as PanelRead;
       out.rows = all('[data-testid=exchange-row]').map((r) => ({ verdict: r.dataset.verdict!, status: r.dataset.status!, transport: r.dataset.transport! }));
       await show('input');
+      const v = document.querySelector<HTMLElement>('[data-testid=input-verdict]');
+      out.verdict = v ? { verdict: v.dataset.verdict!, text: v.textContent ?? '' } : null;
       out.fields = all('[data-testid=input-field]').map((f) => ({ field: f.dataset.field!, status: f.dataset.status!, present: f.dataset.present!, text: f.textContent ?? '' }));
       out.messages = all('[data-testid=input-message]').map((m) => ({ role: m.dataset.role!, text: m.textContent ?? '' }));
       out.resume = {
@@ -118,6 +121,7 @@ describe('panel in the real DevTools window (Chromium)', () => {
     assert.deepEqual(r.rows, [{ verdict: 'completed', status: '200', transport: 'SSE' }]);
     assert.equal(await panel.eval(() => document.documentElement.dataset.theme), 'light', "DevTools' default theme");
     assert.deepEqual(r.fields.map((f) => f.field), ['threadId', 'runId', 'parentRunId', 'protocolVersion', 'messages', 'tools', 'context', 'state', 'forwardedProps', 'resume']);
+    assert.deepEqual(r.verdict, { verdict: 'valid', text: 'Judged as a 1.0 producer receiving it: valid — a producer can run it (declares "1.0").' });
     assert.ok(r.fields.every((f) => f.status === 'fine'), JSON.stringify(r.fields.filter((f) => f.status !== 'fine')));
     const parent = r.fields.find((f) => f.field === 'parentRunId')!;
     assert.equal(parent.present, 'false');
@@ -172,6 +176,9 @@ describe('panel in the real DevTools window (Chromium)', () => {
     await settle(4);
     const r = await read();
     const field = (name: string) => r.fields.find((f) => f.field === name)!;
+    // Nothing in it is fatal to a producer, yet the sender broke its own obligations: both are said.
+    assert.equal(r.verdict?.verdict, 'valid');
+    assert.match(r.verdict!.text, /a producer can run it .*; 1 error and 2 warnings below\.$/);
     assert.equal(field('messages').status, 'error');
     assert.equal(field('tools').status, 'fine');
     assert.match(field('tools').text, /empty — no tools/);
