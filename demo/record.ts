@@ -5,6 +5,7 @@
 import type { Interrupt, Message, RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
+import { startDemoAgent } from './agent.ts';
 import { demoFrontendTool, resumeEntriesFor, scenarios } from './scenarios.ts';
 
 export const demoUserMessage: Message = { id: 'user-1', role: 'user', content: 'Hi there, who are you?' };
@@ -100,4 +101,14 @@ export async function recordDemoSession(base: string): Promise<CapturedExchange[
     await post('interrupt', transport, demoInput({ threadId: partial, runId: `${transport}-partial-2`, resume: resumeEntriesFor(RAISED, 'partial') }));
   }
   return out;
+}
+
+/** The same session from a demo agent of its own, stopped once recorded; `base` is where it served. */
+export async function recordFromOwnAgent(delayMs = 0): Promise<{ session: CapturedExchange[]; base: string }> {
+  const agent = await startDemoAgent({ port: 0, delayMs, page: false });
+  try {
+    return { session: await recordDemoSession(agent.url), base: agent.url };
+  } finally {
+    await agent.close();
+  }
 }

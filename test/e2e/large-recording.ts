@@ -5,8 +5,7 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startDemoAgent } from '../../demo/agent.ts';
-import { demoInput, recordDemoSession } from '../../demo/record.ts';
+import { demoInput, recordFromOwnAgent } from '../../demo/record.ts';
 import type { CapturedExchange, Chunk } from '../../src/formats/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { importThroughPicker } from './recording-panel.ts';
@@ -38,13 +37,11 @@ function largeExchange(n: number, base: string): CapturedExchange {
 
 /** Writes the HAR to `file`; returns its size and how many exchanges it holds. */
 export async function writeLargeRecording(file: string): Promise<{ size: number; count: number }> {
-  const agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
-  const real = await recordDemoSession(agent.url);
-  await agent.close();
-  const exchanges = [...real];
+  const { session, base } = await recordFromOwnAgent();
+  const exchanges = [...session];
   let bytes = 0;
   for (let n = 0; bytes < LARGE_BYTES; n++) {
-    const x = largeExchange(n, agent.url);
+    const x = largeExchange(n, base);
     // Counted short of what the HAR will hold (JSON-escaped text, the request), so the file reaches the target.
     bytes += x.chunks.reduce((s, c) => s + c.bytes.length, 0) * 0.95;
     exchanges.push(x);

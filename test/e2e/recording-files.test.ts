@@ -5,17 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startDemoAgent } from '../../demo/agent.ts';
-import { recordDemoSession } from '../../demo/record.ts';
+import { recordFromOwnAgent } from '../../demo/record.ts';
 import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { exportFileName, importFile, unpackEvents, type ImportMessage } from '../../panel/files.ts';
 
 test('an import posts every exchange with its exact bytes, its events and the analysis the CLI gives it', async () => {
-  const agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
-  const session = await recordDemoSession(agent.url);
-  await agent.close();
+  const { session } = await recordFromOwnAgent();
   const text = writeHar(session, { creator: { name: 'recording-files.test', version: '1' } });
   const messages: ImportMessage[] = [];
   await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m));

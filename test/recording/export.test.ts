@@ -1,22 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { before, describe, it } from 'node:test';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { TOOL } from '../../src/meta.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
-import { recordDemoSession } from '../../demo/record.ts';
+import { recordFromOwnAgent } from '../../demo/record.ts';
 import { reread, shapes } from './support.ts';
 
-let agent: DemoAgent;
 let session: CapturedExchange[];
 
 before(async () => {
-  agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
-  session = await recordDemoSession(agent.url);
+  ({ session } = await recordFromOwnAgent());
 });
-after(() => agent.close());
 
 function assertSameCapture(actual: CapturedExchange[], expected: CapturedExchange[]): void {
   assert.equal(actual.length, expected.length);
