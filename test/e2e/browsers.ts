@@ -224,15 +224,9 @@ export async function launchFirefox(opts: { extDir?: string } = {}): Promise<Fir
 }
 
 /** puppeteer never sees moz-extension pages finish loading over BiDi: start the navigation, then poll the document. */
-async function gotoExtensionPage(page: PPage, url: string): Promise<void> {
+export async function gotoExtensionPage(page: PPage, url: string, timeoutMs = 10_000): Promise<void> {
   page.goto(url, { timeout: 15_000 }).catch(() => undefined);
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const href = await page.evaluate(() => (document.readyState === 'complete' ? location.href : '')).catch(() => '');
-    if (href === url) return;
-    if (Date.now() > end) throw new Error(`navigation to ${url} did not happen`);
-    await sleep(100);
-  }
+  await until(`navigation to ${url}`, () => page.evaluate((u) => document.readyState === 'complete' && location.href === u, url), timeoutMs);
 }
 
 /** Retries `fn` until it gives a truthy value; a throw counts as not yet, and the last one is reported on timeout. */

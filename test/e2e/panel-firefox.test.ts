@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { buildExtension, launchFirefox, poll, until, type FirefoxBrowser } from './browsers.ts';
+import { buildExtension, gotoExtensionPage, launchFirefox, poll, type FirefoxBrowser } from './browsers.ts';
 
 describe('panel page in Firefox', () => {
   let agent: DemoAgent;
@@ -25,9 +25,7 @@ describe('panel page in Firefox', () => {
     const tabId = await b.tabIdOf(page.url());
     panel = await b.newPage();
     const url = `${b.base}panel/index.html?tabId=${tabId}`;
-    // moz-extension navigations never report load to puppeteer over BiDi.
-    panel.goto(url).catch(() => undefined);
-    await until('the panel page', () => panel.evaluate((u) => document.readyState === 'complete' && location.href === u, url));
+    await gotoExtensionPage(panel, url, 15_000);
     // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
     await panel.evaluate('globalThis.__name = (f) => f');
   });

@@ -15,14 +15,13 @@ import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { readExchanges } from '../../src/formats/read.ts';
-import { buildExtension, launchFirefox, poll, type FirefoxBrowser } from './browsers.ts';
+import { buildExtension, gotoExtensionPage, launchFirefox, poll, type FirefoxBrowser } from './browsers.ts';
 import { exported, settled } from './demo-capture.ts';
 
 async function openPanel(b: FirefoxBrowser, query = ''): Promise<Page> {
   const page = await b.newPage();
   const url = `${b.base}panel/index.html${query}`;
-  // moz-extension navigations never report load to puppeteer over BiDi.
-  page.goto(url).catch(() => undefined);
+  await gotoExtensionPage(page, url, 15_000);
   await poll(page, () => document.querySelector('[data-testid=import-drop]') !== null, 15_000);
   // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
   await page.evaluate('globalThis.__name = (f) => f');
