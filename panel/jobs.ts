@@ -17,8 +17,7 @@ let spare: Worker | null = null;
 
 /** Starts the idle worker the next job will take, once the panel has nothing better to do. */
 export function prepareWorker(): void {
-  const idle = globalThis.requestIdleCallback ?? ((f: () => void) => setTimeout(f, 0));
-  idle(() => {
+  requestIdleCallback(() => {
     if (spare) return;
     const w = spawn();
     // A worker that cannot load is dropped; the job that would have used it starts its own and reports why.

@@ -86,19 +86,19 @@ export async function openInspectorPanel(context: BrowserContext, pageUrlPrefix:
   const panelUrl = `chrome-extension://${extensionId}/panel/index.html`;
   const end = Date.now() + timeoutMs;
   // The panel exists only once the devtools page has run panels.create, so keep asking until it shows.
-  while (Date.now() < end) {
+  let found: TargetInfo | undefined;
+  for (;;) {
     await devtools.eval((id) => (globalThis as unknown as { InspectorFrontendAPI: { showPanel(id: string): void } }).InspectorFrontendAPI.showPanel(id), panelId).catch(() => undefined);
-    const found = (await targets()).find((t) => t.url.startsWith(panelUrl));
-    if (found) {
-      const panel = await TargetSession.attach(cdp, found.targetId);
-      // The target shows up before the panel's module has run; callers expect a panel that has rendered.
-      while (Date.now() < end) {
-        if (await panel.eval(() => document.getElementById('app')?.firstChild != null).catch(() => false)) return { cdp, devtools, panel };
-        await sleep(50);
-      }
-      break;
-    }
+    found = (await targets()).find((t) => t.url.startsWith(panelUrl));
+    if (found) break;
+    if (Date.now() > end) throw new Error('the Inspector panel did not appear in DevTools');
     await sleep(250);
   }
-  throw new Error('the Inspector panel did not appear in DevTools');
+  const panel = await TargetSession.attach(cdp, found.targetId);
+  // The target shows up before the panel's module has run; callers expect a panel that has rendered.
+  while (!(await panel.eval(() => document.getElementById('app')?.firstChild != null).catch(() => false))) {
+    if (Date.now() > end) throw new Error('the Inspector panel appeared in DevTools but did not render');
+    await sleep(50);
+  }
+  return { cdp, devtools, panel };
 }
