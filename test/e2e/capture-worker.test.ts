@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import type { SessionView } from '../../src/messages.ts';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 import { assertSameBytes, exported, settled } from './demo-capture.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
 
@@ -84,10 +84,6 @@ describe('worker restarts', () => {
     await b.request({ type: 'agui-inspector/preserve', tabId, preserve: false });
     await page.reload();
     await page.waitForFunction(() => typeof window.demo?.run === 'function');
-    const end = Date.now() + 5_000;
-    while ((await b.request({ type: 'agui-inspector/session', tabId }))?.exchanges.length !== 0) {
-      assert.ok(Date.now() < end, 'session cleared on reload');
-      await sleep(100);
-    }
+    await until('the session cleared on reload', async () => (await b.request({ type: 'agui-inspector/session', tabId }))?.exchanges.length === 0, 5_000);
   });
 });

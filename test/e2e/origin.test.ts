@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 
 const HOST = 'agent.inspector.test';
 
@@ -33,14 +33,11 @@ describe('an origin the user has not enabled', () => {
   });
 
   it('offers to capture that host, and only that host', async () => {
-    let control: { state: string; text: string; title: string } | null = null;
-    for (let i = 0; i < 50 && control === null; i++) {
-      control = await panel.eval(() => {
+    const control = await until('the origin control', () =>
+      panel.eval(() => {
         const el = document.querySelector<HTMLElement>('[data-testid=origin-enable]');
         return el ? { state: el.dataset.state!, text: el.textContent ?? '', title: el.title } : null;
-      });
-      if (control === null) await sleep(100);
-    }
+      }), 5_000);
     assert.deepEqual(control, { state: 'not-granted', text: `Capture ${HOST}`, title: `Asks your browser for access to http://${HOST}/* only; nothing is captured elsewhere` });
   });
 

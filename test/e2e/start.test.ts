@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { scenarios } from '../../demo/scenarios.ts';
 import type { TargetSession } from '../../scripts/devtools.ts';
 import { EXTENSION_DIRS, start, type Started } from '../../scripts/start.ts';
-import { sleep } from './browsers.ts';
+import { until } from './browsers.ts';
 
 interface Judged {
   rows: number;
@@ -34,9 +34,8 @@ describe('npm start, headless', () => {
     const n = ++runs;
     const result = await started.page!.evaluate(([s, o]) => window.demo.run(s, o), [scenario, { delay: 1, threadId: `t-start-${n}`, runId: `r-start-${n}`, ...opts }] as const);
     assert.ok(result.events.length > 0, `${scenario}: the page's agent received events`);
-    const end = Date.now() + 20_000;
-    for (;;) {
-      const judged = await panel.eval(async (count) => {
+    return until(`${scenario}: a settled exchange #${n} in the panel`, () =>
+      panel.eval(async (count) => {
         const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
         const last = rows.at(-1);
         if (rows.length < count || !last || last.dataset.verdict === 'pending' || last.dataset.verdict === 'unanalysed') return null;
@@ -45,11 +44,7 @@ describe('npm start, headless', () => {
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
         const rules = [...document.querySelectorAll<HTMLElement>('[data-testid=finding]')].filter((f) => f.dataset.severity !== 'info').map((f) => f.dataset.rule!);
         return { rows: rows.length, verdict: last.dataset.verdict!, rules: [...new Set(rules)].sort() };
-      }, n);
-      if (judged) return judged;
-      if (Date.now() > end) throw new Error(`${scenario}: no settled exchange #${n} in the panel`);
-      await sleep(100);
-    }
+      }, n), 20_000);
   }
 
   it('serves the demo, loads the extension, shows the panel, and says what to try', async () => {
@@ -58,11 +53,7 @@ describe('npm start, headless', () => {
     assert.ok(scenarios.every((s) => log.some((l) => l.includes(s.name))), 'every scenario is listed');
     assert.match(started.extensionId!, /^[a-p]{32}$/);
     // The demo is on 127.0.0.1, which the manifest captures without asking; other origins get a button.
-    let origin: string | null = null;
-    for (let i = 0; i < 50 && origin === null; i++) {
-      origin = await panel.eval(() => document.querySelector<HTMLElement>('[data-testid=origin]')?.dataset.state ?? null);
-      if (origin === null) await sleep(100);
-    }
+    const origin = await until('the origin control', () => panel.eval(() => document.querySelector<HTMLElement>('[data-testid=origin]')?.dataset.state ?? null), 5_000);
     assert.equal(origin, 'built-in');
     const res = await fetch(`${started.agent.url}/`);
     assert.equal(res.status, 200);
