@@ -59,6 +59,16 @@ export function ImportProgressBar({ progress }: { progress: ImportProgress }) {
 type Note = { state: 'busy' | 'done' | 'failed'; text: string } | null;
 
 /** Export with redaction chosen by group: the whole session, or the exchanges ticked in the list. */
+/** Shifts an open popover left just enough to end inside the panel, however narrow DevTools is docked. */
+function keepInside(el: HTMLElement | null): void {
+  if (!el) return;
+  el.style.left = '0px';
+  const margin = 8;
+  const { left, right } = el.getBoundingClientRect();
+  const over = right - (document.documentElement.clientWidth - margin);
+  if (over > 0) el.style.left = `${-Math.min(over, left - margin)}px`;
+}
+
 export function ExportMenu({ source, exchanges, chosen, label, ready }: {
   source: SessionSource;
   exchanges: PanelExchange[];
@@ -96,7 +106,7 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
   };
 
   return (
-    <details class="export">
+    <details class="export" onToggle={(e) => keepInside(e.currentTarget.querySelector<HTMLElement>('.export-body'))}>
       <summary>Export</summary>
       <div class="export-body">
         <fieldset>
