@@ -141,6 +141,20 @@ describe('protobuf frames that cannot be redacted in place', () => {
   });
 });
 
+describe('a value spelled differently in two places', () => {
+  it('gets one filler: the escaped string and the longer number are padded with spaces after the value', () => {
+    const body = '{"threadId":"t","runId":"r","messages":[],"state":{"a":"say \\"hi\\"","b":1.50,"c":false,"d":[true]},"forwardedProps":{"a":"say \\"hi\\""}}';
+    const x: CapturedExchange = {
+      source: 'spelled', requestBody: body, responseContentType: 'application/x-ndjson',
+      chunks: [{ time: 1, bytes: new TextEncoder().encode('{"type":"STATE_SNAPSHOT","snapshot":{"a":"say \\"hi\\"","b":1.5,"c":false}}\n') }],
+    };
+    const { exchanges } = redactExchanges([x], ['state', 'forwardedProps']);
+    const out = exchanges[0]!;
+    assert.equal(out.requestBody, '{"threadId":"t","runId":"r","messages":[],"state":{"a":"xxxxxxxx"  ,"b":1.1 ,"c":"~1","d":["~~"]},"forwardedProps":{"a":"xxxxxxxx"  }}');
+    assert.equal(new TextDecoder().decode(bodyOf(out)), '{"type":"STATE_SNAPSHOT","snapshot":{"a":"xxxxxxxx"  ,"b":1.1,"c":"~1"}}\n');
+  });
+});
+
 describe('no group chosen', () => {
   it('exports the capture untouched and says nothing was redacted', () => {
     const { exchanges, report } = redactExchanges(session, []);
@@ -166,5 +180,16 @@ describe('fillers', () => {
     assert.equal(many.size, 500);
     for (const n of many) assert.match(n, /^[1-9]\d\d$/);
     assert.equal(f.number('secret', 9), 'xxxxxxxxx');
+  });
+
+  it('are chosen by value, not by spelling: numbers by their shortest spelling, booleans as two characters of their own', () => {
+    const f = new Fillers();
+    assert.equal(f.numberValue('1.50'), f.numberValue('1.5'));
+    assert.equal(f.numberValue('15e-1'), f.numberValue('1.5'));
+    assert.notEqual(f.numberValue('2.5'), f.numberValue('1.5'));
+    assert.equal(f.numberValue('1e21'), '1e11', 'no longer than the spelling it replaces');
+    assert.equal(f.boolean(false), '~~');
+    assert.equal(f.boolean(true), '~1');
+    assert.equal(f.boolean(false), '~~');
   });
 });
