@@ -17,7 +17,7 @@ export const REDACTION_NOTES: Record<RedactionGroup, string> = {
 
 /** What no group removes: src/recording/redact.ts's allow-list, in one line. */
 export const ALWAYS_KEPT =
-  'Always kept: ids, event types, keys, roles, protocol versions, tool, step and subagent names, activity and MIME types, error codes, model ids, timestamps, structure and lengths. Everything else in a ticked group is replaced, with equal values getting equal fillers, so the findings do not change.';
+  'Always kept: ids, event types, keys, roles, versions, tool, step and subagent names, activity and MIME types, error codes, model ids, timestamps, structure and lengths; everything else in a ticked group becomes a filler, equal values alike, so the findings do not change.';
 
 export const ACCEPTED = '.har,.json,.jsonl,.ndjson,.sse,.txt,.bin,application/json,text/event-stream';
 
