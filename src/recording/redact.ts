@@ -18,7 +18,8 @@
  * UTF-8, a number's as its shortest spelling, and where the JSON text spelled the value longer
  * (escapes, `1.50`) the rest of its bytes become spaces after the value. A boolean becomes a
  * two-character string, `"~~"` or `"~1"`, since any same-width stand-in would still tell `true`
- * (4 bytes) from `false` (5): a `false` costs its body one byte, and chunk boundaries move with it.
+ * (4 bytes) from `false` (5): a `false` costs JSON text one byte, a boolean in a protobuf frame has
+ * the frame re-encoded, and chunk boundaries move with them.
  *
  * Groups (what is not kept, by where it sits):
  * - `messages`: user, assistant, system and developer messages (in the input, MESSAGES_SNAPSHOT and
@@ -41,8 +42,8 @@
  * protocol does not define (legacy THINKING_*, or a later version's), messages of an unknown role,
  * members of the input the spec does not define, and frames or request bodies that are not JSON
  * objects (they cannot be read by field, so every value in them is filled). Protobuf frames are
- * redacted in place when each value's encoding occurs exactly once in the frame and its filler fits
- * its bytes, and re-encoded otherwise (recorded in `reencoded`).
+ * redacted in place when each value's encoding occurs exactly once in the frame and none is a
+ * boolean, and re-encoded otherwise (recorded in `reencoded`).
  *
  * The URL never carries user-info (`user:pass@`): the capture drops it, and so do HAR import and
  * export (formats/url.ts).
@@ -81,7 +82,7 @@ export interface RedactionReport {
 type Mark = (node: JNode, group: Group) => void;
 /** Reads one protocol value: marks, by group, every part of it that is not kept. */
 type Reader = (n: JNode, mark: Mark) => void;
-/** The allow-list's word: this member's value stays, when it is a scalar or a list of scalars. */
+/** The allow-list's word: this member's value stays, when it is a scalar. */
 const KEEP = 'keep';
 /** How a member is read: kept, marked whole with a group, or read as another protocol value. */
 type Rule = typeof KEEP | Group | Reader;
@@ -99,7 +100,7 @@ function object(rules: Record<string, Rule>, rest: Group): Reader {
       const rule = Object.hasOwn(rules, key) ? rules[key]! : rest;
       if (rule === KEEP) {
         // An id that is an object is malformed, and may hold anything.
-        if (!(isScalar(value) || (value.t === 'arr' && value.items.every(isScalar)))) mark(value, rest);
+        if (!isScalar(value)) mark(value, rest);
       } else if (typeof rule === 'function') {
         rule(value, mark);
       } else {
@@ -115,6 +116,9 @@ function list(item: Reader, rest: Group): Reader {
     for (const i of n.items) item(i, mark);
   };
 }
+
+/** A list of ids, kept. */
+const ids = (rest: Group): Reader => list((n, mark) => (isScalar(n) ? undefined : mark(n, rest)), rest);
 
 /** The string JSON.parse would keep for `key` (the last copy). */
 function stringMember(n: JNode, key: string): string | undefined {
@@ -224,7 +228,7 @@ const EVENTS: Record<string, Reader> = {
   RUN_STARTED: event('state', { threadId: KEEP, runId: KEEP, parentRunId: KEEP, protocolVersion: KEEP, input }),
   RUN_FINISHED: event('state', {
     threadId: KEEP, runId: KEEP, usage,
-    outcome: object({ type: KEEP, pendingToolCallIds: KEEP, interrupts: list(interrupt, 'messages') }, 'state'),
+    outcome: object({ type: KEEP, pendingToolCallIds: ids('state'), interrupts: list(interrupt, 'messages') }, 'state'),
   }),
   RUN_ERROR: event('messages', { code: KEEP, usage }),
   STEP_STARTED: event('state', { stepName: KEEP }),
@@ -237,7 +241,7 @@ const EVENTS: Record<string, Reader> = {
   REASONING_END: event('reasoning', { messageId: KEEP }),
   REASONING_ENCRYPTED_VALUE: event('reasoning', { subtype: KEEP, entityId: KEEP, encryptedValueType: KEEP }),
   SUBAGENT_STARTED: event('state', { name: KEEP, parentSubagentRunId: KEEP, parentToolCallId: KEEP, parentMessageId: KEEP }),
-  SUBAGENT_FINISHED: event('state', { outcome: object({ type: KEEP, interruptIds: KEEP }, 'state') }),
+  SUBAGENT_FINISHED: event('state', { outcome: object({ type: KEEP, interruptIds: ids('state') }, 'state') }),
   SUBAGENT_ERROR: event('messages', { code: KEEP }),
 };
 const walkEvent = union('type', EVENTS, event(null));
