@@ -440,7 +440,11 @@ export class Redactor {
   exchange(x: CapturedExchange): CapturedExchange {
     if (this.groups.size === 0) return x;
     const out: CapturedExchange = { ...x };
-    if (x.url !== undefined && this.groups.has('query')) out.url = this.query(x.url);
+    if (x.url !== undefined && this.groups.has('query')) {
+      out.url = this.query(x.url);
+      // A live capture names its exchanges by URL, and the analysis and the notes quote the name.
+      if (x.source === x.url) out.source = out.url;
+    }
     if (!this.content) return out;
     if (x.requestBody !== undefined) out.requestBody = this.requestBody(x.requestBody);
     const body = bodyOf(x).slice();
@@ -454,7 +458,7 @@ export class Redactor {
     return out;
   }
 
-  /** The URL with every query-string value filled; names, order, and the rest of the URL stay as they were. */
+  /** The URL with every query-string value filled; names, order and the rest of the URL stay as they were. */
   private query(url: string): string {
     const q = url.indexOf('?');
     const hash = url.indexOf('#');
@@ -463,9 +467,10 @@ export class Redactor {
     const pairs = url.slice(q + 1, end).split('&').map((pair) => {
       const eq = pair.indexOf('=');
       if (eq === -1 || eq === pair.length - 1) return pair;
-      const raw = pair.slice(eq + 1);
+      const value = formValue(pair.slice(eq + 1));
       this.report.values.query++;
-      return pair.slice(0, eq + 1) + this.fillers.string(formValue(raw), raw.length);
+      // As long as the value, not its percent-encoding: the filler the same value gets in a body.
+      return pair.slice(0, eq + 1) + this.fillers.string(value, utf8.encode(value).length);
     });
     return url.slice(0, q + 1) + pairs.join('&') + url.slice(end);
   }

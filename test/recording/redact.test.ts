@@ -155,6 +155,23 @@ describe('a value spelled differently in two places', () => {
   });
 });
 
+describe('the query group', () => {
+  it('fills every query-string value, and the name of an exchange named by its URL, keeping the names of the parameters', () => {
+    const url = 'http://h/agent?api_key=s%20ecret&empty=&flag&mode=a+b#frag?x=1';
+    const x: CapturedExchange = { source: url, url, responseContentType: 'text/event-stream', chunks: [] };
+    const { exchanges, report } = redactExchanges([x, { ...x, source: 'file.har#entries/1' }], ['query']);
+    assert.equal(exchanges[0]!.url, 'http://h/agent?api_key=xxxxxxx&empty=&flag&mode=xxx#frag?x=1');
+    assert.equal(exchanges[0]!.source, exchanges[0]!.url);
+    assert.equal(exchanges[1]!.source, 'file.har#entries/1');
+    assert.equal(exchanges[1]!.url, exchanges[0]!.url, 'equal values, equal fillers');
+    assert.equal(report.values.query, 4);
+    const body = '{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"key":"s ecret"}}';
+    const both = redactExchanges([{ ...x, url: 'http://h/?other=abcdefg&api_key=s%20ecret', requestBody: body }], ['query', 'forwardedProps']).exchanges[0]!;
+    assert.equal(both.url, 'http://h/?other=xxxxxxx&api_key=xxxxxx1');
+    assert.match(both.requestBody!, /"key":"xxxxxx1"/, 'the value gets one filler in the URL and in the body');
+  });
+});
+
 describe('no group chosen', () => {
   it('exports the capture untouched and says nothing was redacted', () => {
     const { exchanges, report } = redactExchanges(session, []);
