@@ -242,6 +242,10 @@ describe('recordings through the panel (Chromium)', () => {
       assert.ok(!redacted.text.includes(secret), `${secret} is not in the redacted export`);
     }
     assert.ok(plain.text.includes('/agent/chat?delay=1') && !plain.text.includes(PASSWORD) && !plain.text.includes('//agent:'), 'the XHR is recorded without its user-info');
+    // Not even the worker holds it: the capture script drops it before anything leaves the page.
+    const held = await b.request({ type: 'agui-inspector/session', tabId });
+    assert.ok(held!.exchanges.some((x) => x.url.endsWith('/agent/chat?delay=1')), 'the XHR was captured');
+    assert.ok(!JSON.stringify(held).includes(PASSWORD), 'the worker never saw the password');
     type Har = { log: { entries: { _agui: { analysis: ExchangeReport } }[]; _agui: { redaction: { groups: string[]; analysisPreserved: boolean } } } };
     const p = JSON.parse(plain.text) as Har;
     const r = JSON.parse(redacted.text) as Har;
