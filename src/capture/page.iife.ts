@@ -19,6 +19,7 @@
  */
 import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
 import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '../formats/detect.ts';
+import { withoutUserInfo } from '../formats/url.ts';
 
 (() => {
   const marker = Symbol.for('agui-inspector/installed');
@@ -196,7 +197,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     private flush(text: string | null, note: BodyNote | null): void {
       this.state = 'recording';
       post({
-        k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: this.req.url,
+        k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: withoutUserInfo(this.req.url),
         requestContentType: this.req.contentType()?.slice(0, LIMITS.text) ?? null, requestBody: text, requestBodyNote: note,
       });
       const queued = this.queue;
@@ -229,7 +230,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     }
 
     response(r: Omit<Extract<PageMessage, { k: 'response' }>, 'k' | 'id' | 't'>): void {
-      this.send({ k: 'response', id: this.id, t: now(), ...r });
+      this.send({ k: 'response', id: this.id, t: now(), ...r, url: withoutUserInfo(r.url) });
     }
 
     chunk(bytes: Uint8Array): void {
