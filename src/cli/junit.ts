@@ -1,6 +1,11 @@
+import { printable } from './printable.ts';
 import type { FileResult } from './report.ts';
 
-const esc = (s: string) => s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+/**
+ * An XML attribute or text value. `printable` leaves only characters XML 1.0 allows (§2.2, production [2]
+ * Char: no C0 control, no U+FFFE/U+FFFF, no lone surrogate), so escaping the markup characters makes it well formed.
+ */
+const esc = (s: string) => printable(s).replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** JUnit XML: one suite per file, one test case per exchange, failed when the exchange's verdict is. */
 export function junit(results: FileResult[]): string {
@@ -11,12 +16,13 @@ export function junit(results: FileResult[]): string {
     const failures = r.reports.filter((x) => x.verdict === 'failed').length;
     const cases = r.reports.map((x) => {
       const all = [...x.input.findings, ...x.findings];
-      const text = all.map((f) => `${f.severity} ${f.rule} ${f.event === null ? 'input' : `#${f.event}`}${f.path ?? ''}: ${f.message} (${f.spec})`).join('\n');
+      // One finding a line: each is escaped alone, so the newlines between them stay newlines.
+      const text = all.map((f) => esc(`${f.severity} ${f.rule} ${f.event === null ? 'input' : `#${f.event}`}${f.path ?? ''}: ${f.message} (${f.spec})`)).join('\n');
       const body =
         x.verdict === 'failed'
-          ? `<failure message="${esc(all.find((f) => f.severity === 'error')?.message ?? 'failed')}">${esc(text)}</failure>`
+          ? `<failure message="${esc(all.find((f) => f.severity === 'error')?.message ?? 'failed')}">${text}</failure>`
           : text
-            ? `<system-out>${esc(text)}</system-out>`
+            ? `<system-out>${text}</system-out>`
             : '';
       return `    <testcase name="${esc(x.source)}" classname="${esc(r.file)}">${body}</testcase>`;
     });

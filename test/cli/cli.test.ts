@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { BaseEvent } from '@ag-ui/core';
@@ -10,6 +11,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { run } from '../../src/cli/main.ts';
 import { ALL_RULES } from '../../src/rules/index.ts';
 import { CONFORMANCE_1_1, ROOT, sharedAvailable } from '../support/paths.ts';
+import { parseXml, type XmlNode } from './xml.ts';
 
 const execFileP = promisify(execFile);
 
@@ -225,7 +227,7 @@ describe('agui-inspector check (in-process)', () => {
     assert.equal(log.runs.length, 1);
     const driver = log.runs[0].tool.driver;
     assert.equal(driver.name, 'agui-inspector');
-    assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), ALL_RULES.map((r) => r.id));
+    assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), [...ALL_RULES.map((r) => r.id), 'input/unreadable-file']);
     for (const r of driver.rules) {
       assert.ok(r.shortDescription.text.length > 0);
       assert.ok(['error', 'warning', 'note'].includes(r.defaultConfiguration.level));
@@ -237,13 +239,13 @@ describe('agui-inspector check (in-process)', () => {
       assert.ok(['error', 'warning', 'note'].includes(res.level), res.level);
       assert.equal(typeof res.message.text, 'string');
       assert.equal(typeof res.locations[0].physicalLocation.artifactLocation.uri, 'string');
-      if (res.ruleIndex !== undefined) assert.equal(driver.rules[res.ruleIndex].id, res.ruleId);
+      assert.equal(driver.rules[res.ruleIndex].id, res.ruleId, 'every result names its rule in the driver');
     }
     const mismatch = results.find((r: { ruleId: string }) => r.ruleId === 'identity/run-id-mismatch');
     assert.equal(mismatch.level, 'error');
-    assert.equal(mismatch.locations[0].physicalLocation.artifactLocation.uri, file('broken.sse'));
+    assert.equal(mismatch.locations[0].physicalLocation.artifactLocation.uri, pathToFileURL(file('broken.sse')).href);
     assert.equal(mismatch.locations[0].logicalLocations[0].fullyQualifiedName, 'event[1]/runId');
-    assert.ok(results.some((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.level === 'error' && r.locations[0]!.physicalLocation.artifactLocation.uri === file('notes.txt')), 'the unreadable file is a result too');
+    assert.ok(results.some((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.level === 'error' && r.locations[0]!.physicalLocation.artifactLocation.uri === pathToFileURL(file('notes.txt')).href), 'the unreadable file is a result too');
   });
 
   it('--format junit is well-formed XML with one testcase per exchange and a failure for each failed one', () => {
@@ -364,63 +366,3 @@ describe('agui-inspector as a child process', () => {
     assert.equal(missing.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
   });
 });
-
-interface XmlNode {
-  name: string;
-  attrs: Record<string, string>;
-  children: XmlNode[];
-}
-
-/**
- * A strict reader for the XML subset JUnit reports use: declaration, elements, attributes, text and
- * the five predefined or numeric entities. Throws on anything not well formed.
- */
-function parseXml(text: string): XmlNode {
-  const decl = /^<\?xml version="1\.0" encoding="UTF-8"\?>\n/.exec(text);
-  assert.ok(decl, 'XML declaration');
-  let at = decl[0].length;
-  const entity = /&(?:lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/y;
-  const checkText = (s: string, where: string) => {
-    for (let i = s.indexOf('&'); i !== -1; i = s.indexOf('&', i + 1)) {
-      entity.lastIndex = i;
-      assert.ok(entity.test(s), `bare & in ${where}`);
-    }
-    assert.ok(!s.includes('<'), `bare < in ${where}`);
-    assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s), `control character in ${where}`);
-  };
-  const stack: XmlNode[] = [];
-  let root: XmlNode | undefined;
-  const tag = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"]*")*)\s*(\/?)>/y;
-  while (at < text.length) {
-    const next = text.indexOf('<', at);
-    const between = text.slice(at, next === -1 ? text.length : next);
-    if (stack.length === 0) assert.equal(between.trim(), '', 'text outside the root element');
-    else checkText(between, `<${stack.at(-1)!.name}> text`);
-    if (next === -1) break;
-    tag.lastIndex = next;
-    const m = tag.exec(text);
-    assert.ok(m, `malformed tag at ${next}: ${text.slice(next, next + 40)}`);
-    const [, closing, name, attrText, selfClosing] = m;
-    if (closing) {
-      assert.equal(stack.pop()?.name, name, `</${name}> closes the wrong element`);
-    } else {
-      const attrs: Record<string, string> = {};
-      for (const [, k, v] of attrText!.matchAll(/([A-Za-z_][\w.-]*)="([^"]*)"/g)) {
-        assert.ok(!(k! in attrs), `duplicate attribute ${k}`);
-        checkText(v!, `${name}@${k}`);
-        attrs[k!] = v!.replace(/&lt;|&gt;|&amp;|&quot;|&apos;|&#(\d+);/g, (e, n: string | undefined) => (n ? String.fromCharCode(Number(n)) : ({ '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" } as Record<string, string>)[e]!));
-      }
-      const node: XmlNode = { name: name!, attrs, children: [] };
-      if (stack.length) stack.at(-1)!.children.push(node);
-      else {
-        assert.equal(root, undefined, 'a second root element');
-        root = node;
-      }
-      if (!selfClosing) stack.push(node);
-    }
-    at = tag.lastIndex;
-  }
-  assert.equal(stack.length, 0, 'unclosed elements');
-  assert.ok(root, 'no root element');
-  return root;
-}
