@@ -11,7 +11,11 @@ const LEVEL: Record<Finding['severity'], string> = { error: 'error', warning: 'w
 /** The CLI's own result for a file it could not read; SARIF wants every result's rule in the driver, so it is declared there too. */
 const UNREADABLE = { id: 'input/unreadable-file', shortDescription: { text: 'The file could not be read as an AG-UI capture' }, defaultConfiguration: { level: 'error' } };
 
-/** SARIF 2.1.0, so code-scanning dashboards show findings against the recording file. */
+/**
+ * SARIF 2.1.0, so code-scanning dashboards show findings against the recording file. A pre-1.0 exchange's
+ * 1.0-readiness items are results of level `note` with `properties.readiness: true`, their 1.0 severity
+ * kept in `properties.severity`.
+ */
 export function sarif(results: FileResult[]): string {
   const rules = [
     ...ALL_RULES.map((r) => ({
@@ -35,10 +39,20 @@ export function sarif(results: FileResult[]): string {
         out.push({
           ruleId: f.rule,
           ruleIndex: index.get(f.rule),
-          level: LEVEL[f.severity],
-          message: { text: `${x.source}: ${f.message}` },
+          // A 1.0-readiness item is upgrade work, not a defect today: a note, whatever the rule's severity under 1.0.
+          level: f.readiness ? 'note' : LEVEL[f.severity],
+          message: { text: `${x.source}: ${f.readiness ? '1.0 readiness: ' : ''}${f.message}` },
           locations: [location(r.file, f)],
-          properties: { exchange: x.source, event: f.event, path: f.path, spec: `${SPEC_BASE}${f.spec}`, verdict: x.verdict },
+          properties: {
+            exchange: x.source,
+            event: f.event,
+            path: f.path,
+            spec: `${SPEC_BASE}${f.spec}`,
+            severity: f.severity,
+            era: x.era,
+            verdict: x.verdict,
+            ...(f.readiness ? { readiness: true, readinessVerdict: x.readiness?.verdict } : {}),
+          },
         });
       }
     }

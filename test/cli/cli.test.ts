@@ -236,6 +236,60 @@ describe('agui-inspector check (in-process)', () => {
     assert.ok(y!.findings.some((f: { rule: string; readiness?: boolean }) => f.rule === 'lifecycle/truncated' && f.readiness === undefined));
   });
 
+  it('pretty, junit and sarif show a pre-1.0 exchange\'s era at a glance and its 1.0 readiness apart, never failing it', () => {
+    const READINESS = ['version/consumer-undeclared', 'unrecognised/property', 'version/producer-undeclared'];
+    const files = [file('pre10.sse'), file('pre10-cut.sse'), file('clean.sse')];
+    const pretty = cli('check', ...files, '--input', file('pre10-input.json'));
+    assert.equal(pretty.code, 1, 'the truncated run fails; readiness items fail nothing');
+    const blocks = pretty.out.split('\n\n');
+    const [whole, cut, clean1x] = blocks;
+    assert.match(whole!, /^✓ .*pre10\.sse pre-1\.0 {2}completed {2}\(judged as its own pre-1\.0 client would\)\n/);
+    assert.match(cut!, /^✗ .*pre10-cut\.sse pre-1\.0 {2}failed {2}\(judged as its own pre-1\.0 client would\)\n/);
+    assert.match(clean1x!, /^✓ .*clean\.sse {2}completed {2}\(judged as a 1\.0 consumer\)/, 'a 1.x exchange (its RUN_STARTED declares 1.1) has no badge');
+    assert.doesNotMatch(clean1x!, /pre-1\.0|1\.0 readiness/);
+    for (const [block, verdict] of [[whole!, 'completed'], [cut!, 'failed']] as const) {
+      const [today, readiness] = block.split(/\n {2}1\.0 readiness {2}/);
+      assert.ok(readiness, `a labelled readiness section: ${block}`);
+      assert.ok(readiness.startsWith(`a 1.0 consumer would find it ${verdict}; 3 items to change, none failing it today\n`), readiness);
+      for (const rule of READINESS) {
+        assert.ok(!today!.includes(rule), `${rule} is not a present-day finding`);
+        assert.match(readiness, new RegExp(`^ {4}(warning|info) {1,4}${rule} `, 'm'), `${rule} is listed, indented, under 1.0 readiness`);
+      }
+    }
+    assert.match(cut!.split('1.0 readiness')[0]!, /lifecycle\/truncated/, 'present-day findings come first');
+    assert.match(pretty.out, /\n2 completed, 1 failed; 2 pre-1\.0 \(1\.0 readiness: 1 completed, 1 failed\)\n$/);
+    const as10 = cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--as', '1.0');
+    assert.match(as10.out, /pre10\.sse pre-1\.0 {2}completed {2}\(judged as a 1\.0 consumer\)/, '--as keeps the badge but judges as that version alone');
+    assert.doesNotMatch(as10.out, /1\.0 readiness/);
+
+    const xml = parseXml(cli('check', ...files, '--input', file('pre10-input.json'), '--format', 'junit').out);
+    const [ok, failed] = xml.children.map((s) => s.children[0]!);
+    const props = (c: XmlNode) => Object.fromEntries(c.children.find((x) => x.name === 'properties')!.children.map((p) => [p.attrs.name, p.attrs.value]));
+    assert.deepEqual(props(ok!), { era: 'pre-1.0', readiness: 'completed' });
+    assert.deepEqual(props(failed!), { era: 'pre-1.0', readiness: 'failed' });
+    assert.ok(!ok!.children.some((x) => x.name === 'failure'), 'readiness items do not fail the test case');
+    const out = (c: XmlNode) => c.children.find((x) => x.name === 'system-out')!.text;
+    const failure = failed!.children.find((x) => x.name === 'failure')!;
+    assert.match(failure.text, /lifecycle\/truncated/);
+    for (const rule of READINESS) {
+      assert.ok(!failure.text.includes(rule), `${rule} is not part of the failure`);
+      for (const c of [ok!, failed!]) assert.match(out(c), new RegExp(`^1\\.0 readiness: a 1\\.0 consumer would find this exchange ${props(c).readiness}\\n(.*\\n)*[a-z]+ ${rule} `), rule);
+    }
+
+    const results = JSON.parse(cli('check', ...files.slice(0, 2), '--input', file('pre10-input.json'), '--format', 'sarif').out).runs[0].results;
+    const readinessResults = results.filter((r: { properties: { readiness?: boolean } }) => r.properties.readiness);
+    assert.deepEqual([...new Set(readinessResults.map((r: { ruleId: string }) => r.ruleId))].sort(), [...READINESS].sort());
+    for (const r of readinessResults) {
+      assert.equal(r.level, 'note');
+      assert.match(r.message.text, /: 1\.0 readiness: /);
+      assert.equal(r.properties.era, 'pre-1.0');
+      assert.ok(['warning', 'info'].includes(r.properties.severity), 'the 1.0 severity is kept');
+    }
+    const truncated = results.find((r: { ruleId: string }) => r.ruleId === 'lifecycle/truncated');
+    assert.equal(truncated.level, 'error');
+    assert.equal(truncated.properties.readiness, undefined);
+  });
+
   it('--format json keeps every finding to the Finding contract, input findings included', () => {
     const o = cli('check', file('session.har'), file('fixture.json'), '--format', 'json');
     const all = json(o).exchanges.flatMap((x) => [...x.input.findings, ...x.findings]);

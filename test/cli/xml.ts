@@ -4,7 +4,12 @@ export interface XmlNode {
   name: string;
   attrs: Record<string, string>;
   children: XmlNode[];
+  /** The element's own character data, entities decoded. */
+  text: string;
 }
+
+const PREDEFINED: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" };
+const decode = (s: string) => s.replace(/&lt;|&gt;|&amp;|&quot;|&apos;|&#(\d+);|&#x([0-9a-fA-F]+);/g, (e, dec?: string, hex?: string) => (dec ?? hex ? String.fromCodePoint(dec ? Number(dec) : parseInt(hex!, 16)) : PREDEFINED[e]!));
 
 /** XML 1.0 §2.2 production [2] Char; with the `u` flag a lone surrogate is outside every range. */
 const NOT_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
@@ -41,7 +46,10 @@ export function parseXml(text: string): XmlNode {
     const next = text.indexOf('<', at);
     const between = text.slice(at, next === -1 ? text.length : next);
     if (stack.length === 0) assert.equal(between.trim(), '', 'text outside the root element');
-    else checkText(between, `<${stack.at(-1)!.name}> text`);
+    else {
+      checkText(between, `<${stack.at(-1)!.name}> text`);
+      stack.at(-1)!.text += decode(between);
+    }
     if (next === -1) break;
     tag.lastIndex = next;
     const m = tag.exec(text);
@@ -54,9 +62,9 @@ export function parseXml(text: string): XmlNode {
       for (const [, k, v] of attrText!.matchAll(/([A-Za-z_][\w.-]*)="([^"]*)"/g)) {
         assert.ok(!(k! in attrs), `duplicate attribute ${k}`);
         checkText(v!, `${name}@${k}`);
-        attrs[k!] = v!.replace(/&lt;|&gt;|&amp;|&quot;|&apos;|&#(\d+);/g, (e, n: string | undefined) => (n ? String.fromCharCode(Number(n)) : ({ '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" } as Record<string, string>)[e]!));
+        attrs[k!] = decode(v!);
       }
-      const node: XmlNode = { name: name!, attrs, children: [] };
+      const node: XmlNode = { name: name!, attrs, children: [], text: '' };
       if (stack.length) stack.at(-1)!.children.push(node);
       else {
         assert.equal(root, undefined, 'a second root element');
