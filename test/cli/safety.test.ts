@@ -4,7 +4,7 @@
  * in a report or a one-line refusal, and no internal error passes for "a consumer must reject" (exit 1).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -223,6 +223,28 @@ describe('files of any size', () => {
     assert.equal(o.err, `agui-inspector: ${file('one.har')}: a JSON document of ${har.length} bytes is too large to read (the limit is ${har.length - 1} bytes); only response bodies (SSE, protobuf, JSONL, JSON arrays) are read frame by frame\n`);
     assert.equal(JSON.parse(o.out).exchanges.length, 1, 'the other file is still reported');
     assert.equal(cli(['check', file('one.har'), '--format', 'json'], { maxDocumentBytes: har.length }).code, 0, 'at the limit it is read');
+  });
+
+  it('reads a pipe, which has no size and cannot seek: a body streams, a document is read up to the limit', async () => {
+    /** `check` on a FIFO that another process fills with `source`, as `cat source | agui-inspector check /dev/stdin` does. */
+    const throughPipe = async (source: string, io: Partial<Io> = {}): Promise<Output> => {
+      const fifo = file('pipe');
+      rmSync(fifo, { force: true });
+      execFileSync('mkfifo', [fifo]);
+      const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', source, fifo]);
+      const exited = new Promise((resolve) => writer.on('close', resolve));
+      const o = cli(['check', fifo, '--format', 'json'], io);
+      await exited;
+      return { ...o, out: o.out.replaceAll(JSON.stringify(fifo).slice(1, -1), JSON.stringify(source).slice(1, -1)) };
+    };
+    for (const name of ['a b#c%d?e.sse', 'one.har']) {
+      const piped = await throughPipe(file(name));
+      assert.deepEqual(piped, cli(['check', file(name), '--format', 'json']), name);
+    }
+    const har = readFileSync(file('one.har'));
+    const over = await throughPipe(file('one.har'), { maxDocumentBytes: har.length - 1 });
+    assert.equal(over.code, 2);
+    assert.match(over.err, new RegExp(`: a JSON document over ${har.length - 1} bytes is too large to read \\(the limit is ${har.length - 1} bytes\\)`));
   });
 
   it('refuses a 600 MB HAR in one line with status 2, where it used to crash with ERR_STRING_TOO_LONG', async () => {
