@@ -16,7 +16,8 @@ const USAGE = `Usage:
   agui-inspector rules            list every rule with its category, severity and spec section
 
 Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
-({ input, stream }), HAR 1.2 files and the Inspector's own recordings.
+({ input, stream }), HAR 1.2 files and the Inspector's own recordings. --input is the request of
+every raw response body; a HAR or a fixture carries its own, and a notice says it is not used.
 Exit status: 0 every exchange completed, 1 an exchange failed, 2 a file could not be read or the tool failed.`;
 
 const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;
