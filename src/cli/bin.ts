@@ -1,5 +1,12 @@
 import { run } from './main.ts';
 import { replayCommand } from './replay.ts';
+import { printable } from './printable.ts';
+
+// What run() cannot catch — a stdout closed under us (EPIPE arrives as an 'error' event) — still ends in one line and status 2.
+process.on('uncaughtException', (e) => {
+  process.stderr.write(`agui-inspector: ${printable(e instanceof Error ? `${e.name}: ${e.message}` : String(e))}\n`);
+  process.exit(2);
+});
 
 const io = {
   out: (s: string) => void process.stdout.write(s),
