@@ -45,7 +45,7 @@ export interface SessionState {
   exchanges: PanelExchange[];
   stats: SessionStats | null;
   preserve: boolean;
-  /** Panel-side: while false, exchanges that begin are not added. */
+  /** The tab's record/pause state as the worker holds it: while false, the page records no new exchange and the worker refuses any that began before. */
   recording: boolean;
   /** While a file is read and analysed. */
   progress: ImportProgress | null;
