@@ -131,18 +131,18 @@ const stepOf = (marks: [string, number][], i: number): string => marks.find(([, 
 
 const shape = (of: 'input' | 'stream', f: Finding) => ({ of, rule: f.rule, severity: f.severity, event: f.event, path: f.path, readiness: f.readiness === true, spec: f.spec });
 
+type Judged = Pick<ExchangeReport, 'era' | 'verdict' | 'readiness' | 'input' | 'findings'>;
+
+/** A report's judgement of its exchange: the same shape from the worker's export and from the CLI's JSON. */
+const judgement = (r: Judged): Omit<Said, 'step' | 'request'> => ({
+  era: r.era,
+  verdict: r.verdict,
+  readiness: r.readiness?.verdict ?? null,
+  findings: [...r.input.findings.map((f) => shape('input', f)), ...r.findings.map((f) => shape('stream', f))],
+});
+
 function said(entries: HarEntry[], marks: [string, number][]): Said[] {
-  return entries.map((e, i) => {
-    const r = e._agui.analysis.report;
-    return {
-      step: stepOf(marks, i),
-      request: `${e.request.method} ${new URL(e.request.url).pathname}`,
-      era: r.era,
-      verdict: r.verdict,
-      readiness: r.readiness?.verdict ?? null,
-      findings: [...r.input.findings.map((f) => shape('input', f)), ...r.findings.map((f) => shape('stream', f))],
-    };
-  });
+  return entries.map((e, i) => ({ step: stepOf(marks, i), request: `${e.request.method} ${new URL(e.request.url).pathname}`, ...judgement(e._agui.analysis.report) }));
 }
 
 /** What the expectation says the Inspector should say. */
@@ -191,7 +191,7 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
       const seen: Record<string, Said[]> = {};
       for (const session of sessions) {
         const thread = `${lab}-${session.name}`;
-        const url = (t: string) => `${server.url}/${lab}.html?${session.query}&thread=${t}`;
+        const url = (threadId: string) => `${server.url}/${lab}.html?${session.query}&thread=${threadId}`;
         const [page, reference] = await Promise.all([withExt.newPage(), plain.newPage()]);
         // Preserve the log across the reload, as a user debugging a reconnect does.
         const keep = async () => {
@@ -211,7 +211,10 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
         const harText = await withExt.request({ type: 'agui-inspector/export', tabId });
         const entries = (JSON.parse(harText) as { log: { entries: HarEntry[] } }).log.entries;
         assert.deepEqual(
-          entries.map((e) => { const path = new URL(e.request.url).pathname; return [path, runOf(path, e.request.postData?.text ?? '')?.runId]; }),
+          entries.map((e) => {
+            const path = new URL(e.request.url).pathname;
+            return [path, runOf(path, e.request.postData?.text ?? '')?.runId];
+          }),
           logged.map((r) => [r.path, r.runId]),
           `${session.name}: one captured exchange per run input the server received, in order`,
         );
@@ -219,10 +222,10 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
         // The CLI on the exported file agrees with the worker, exchange by exchange.
         const har = join(work, `${lab}-${session.name}.har`);
         writeFileSync(har, harText);
-        const cli = JSON.parse(cliJson(har)) as { exchanges: ExchangeReport[] };
+        const cli = JSON.parse(cliJson(har)) as { exchanges: Judged[] };
         assert.deepEqual(
-          cli.exchanges.map((x) => [x.verdict, x.input.findings.map((f) => shape('input', f)), x.findings.map((f) => shape('stream', f))]),
-          entries.map(({ _agui: { analysis: { report: r } } }) => [r.verdict, r.input.findings.map((f) => shape('input', f)), r.findings.map((f) => shape('stream', f))]),
+          cli.exchanges.map(judgement),
+          entries.map((e) => judgement(e._agui.analysis.report)),
           `${session.name}: the CLI and the worker agree`,
         );
         seen[session.name] = said(entries, driven.marks);
