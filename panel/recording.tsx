@@ -117,6 +117,10 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
             Export selected ({picked.length})
           </button>
         </div>
+        <p class="muted" data-testid="export-replay">
+          To hand it over: attach the HAR to the bug report; the maintainer runs{' '}
+          <code>npx agui-inspector replay file.har</code> and points the app's agent URL at it to see the same stream, no agent needed.
+        </p>
         {note ? <p class={`export-note${note.state === 'failed' ? ' sev-error' : ''}`} role="status" data-testid="export-status" data-state={note.state}>{note.text}</p> : null}
       </div>
     </details>

@@ -7,12 +7,14 @@ import { ALL_RULES } from '../rules/index.ts';
 import type { ProtocolVersion } from '../rules/types.ts';
 import { junit } from './junit.ts';
 import { pretty } from './pretty.ts';
+import { REPLAY_USAGE } from './usage.ts';
 import { toContract, type FileResult } from './report.ts';
 import { sarif } from './sarif.ts';
 
 const USAGE = `Usage:
   agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1]
   agui-inspector rules            list every rule with its category, severity and spec section
+${REPLAY_USAGE}
 
 Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
 ({ input, stream }), HAR 1.2 files and the Inspector's own recordings.
