@@ -5,13 +5,10 @@
  * expected/<lab>.json, each of which names the spec section that makes it true. The CLI, run on the
  * exported HAR, says the same as the worker.
  *
- * A finding the spec does not back is not expected: the exchange's `falsePositive` records what the
- * Inspector says instead, with the evidence, and the test accepts that until the analyzer is fixed
- * (then it fails until the entry is deleted).
+ * A finding the spec does not back is a false positive: it is in no expectation, so it fails the test.
  *
  * LABS_UPDATE=1 rewrites the expectation files from what the Inspector says, keeping the `why` of
- * every finding that stays and every false positive still reported; a finding without a `why` that
- * cites /spec/ fails the test either way.
+ * every finding that stays; a finding without a `why` that cites /spec/ fails the test either way.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -70,19 +67,8 @@ interface Said {
   findings: Omit<ExpectedFinding, 'why'>[];
 }
 
-/**
- * What the Inspector says today where the spec does not back it: the whole verdict and finding list
- * it reports instead of the expected ones, and the evidence. The test accepts it while it lasts and
- * fails once the analyzer is fixed, so the entry is deleted and the expectation alone remains.
- */
-interface FalsePositive {
-  evidence: string;
-  verdict: string;
-  readiness: string | null;
-  findings: Omit<ExpectedFinding, 'why'>[];
-}
 
-type ExpectedExchange = Omit<Said, 'findings'> & { findings: ExpectedFinding[]; falsePositive?: FalsePositive };
+type ExpectedExchange = Omit<Said, 'findings'> & { findings: ExpectedFinding[] };
 
 type Expectation = Record<string, ExpectedExchange[]>;
 
@@ -146,21 +132,12 @@ function said(entries: HarEntry[], marks: [string, number][]): Said[] {
 }
 
 /** What the expectation says the Inspector should say. */
-const meant = ({ falsePositive: _, findings, ...x }: ExpectedExchange): Said => ({ ...x, findings: findings.map(({ why: _w, ...f }) => f) });
+const meant = ({ findings, ...x }: ExpectedExchange): Said => ({ ...x, findings: findings.map(({ why: _w, ...f }) => f) });
 
-/** What the Inspector says today: the known false positive where there is one. */
-function today(x: ExpectedExchange): Said {
-  const { falsePositive: fp, ...rest } = x;
-  return fp ? { ...meant(rest), verdict: fp.verdict, readiness: fp.readiness, findings: fp.findings } : meant(rest);
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/** The expectation file from what the Inspector said: each remaining finding keeps its `why`, each false positive still reported stays. */
+/** The expectation file from what the Inspector said: each remaining finding keeps its `why`. */
 function rewritten(now: Said[], before: ExpectedExchange[] = []): ExpectedExchange[] {
   return now.map((x, i) => {
     const old = before[i];
-    if (old?.falsePositive && same(x, today(old))) return old;
     const why = (f: Said['findings'][number]) => old?.findings.find((o) => o.rule === f.rule && o.event === f.event && o.path === f.path && o.of === f.of)?.why ?? '';
     return { ...x, findings: x.findings.map((f) => ({ ...f, why: why(f) })) };
   });
@@ -185,7 +162,7 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
   });
 
   for (const { lab, sessions } of LABS) {
-    test(`${lab}: every exchange captured, the page unaffected, the findings as expected`, async (t) => {
+    test(`${lab}: every exchange captured, the page unaffected, the findings as expected`, async () => {
       const file = join(ROOT, 'test', 'labs', 'expected', `${lab}.json`);
       const expected = JSON.parse(readFileSync(file, 'utf8')) as Expectation;
       const seen: Record<string, Said[]> = {};
@@ -240,22 +217,8 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
       for (const [name, exchanges] of Object.entries(expected)) {
         for (const f of exchanges.flatMap((x) => x.findings)) assert.match(f.why, /\/spec\/1\.[01]\//, `${name}: ${f.rule} at event ${f.event} ${f.path} has no justification citing the spec`);
       }
-      const fixed: string[] = [];
-      const accepted = Object.fromEntries(
-        Object.entries(expected).map(([name, exchanges]) => [
-          name,
-          exchanges.map((x, i) => {
-            const now = seen[name]?.[i];
-            if (!x.falsePositive) return meant(x);
-            if (same(now, meant(x))) fixed.push(`${name} #${i} (${x.step})`);
-            if (!same(now, today(x))) return meant(x);
-            t.diagnostic(`known false positive, ${name} #${i} (${x.step}): ${x.falsePositive.evidence}`);
-            return today(x);
-          }),
-        ]),
-      );
-      assert.deepEqual(seen, accepted, 'the findings are exactly the expected ones: none unexpected (a false positive), none missing');
-      assert.deepEqual(fixed, [], 'these false positives are fixed: delete their falsePositive entries');
+      const meantAll = Object.fromEntries(Object.entries(expected).map(([name, exchanges]) => [name, exchanges.map(meant)]));
+      assert.deepEqual(seen, meantAll, 'the findings are exactly the expected ones: none unexpected (a false positive), none missing');
     });
   }
 });
