@@ -87,11 +87,19 @@ export class Store {
    */
   async write(w: { metas: MetaRecord[]; appends: Append[]; cleared: number[]; removed: number[] }): Promise<void> {
     const tx = this.db.transaction([META, LOG], 'readwrite');
-    for (const tabId of [...w.cleared, ...w.removed]) tx.objectStore(LOG).delete(range(tabId));
-    for (const tabId of w.removed) tx.objectStore(META).delete(tabId);
-    for (const m of w.metas) tx.objectStore(META).put(m, m.tabId);
-    for (const a of w.appends) tx.objectStore(LOG).put(a.record, [a.tabId, a.n]);
-    await done(tx);
+    const result = done(tx);
+    try {
+      for (const tabId of [...w.cleared, ...w.removed]) tx.objectStore(LOG).delete(range(tabId));
+      for (const tabId of w.removed) tx.objectStore(META).delete(tabId);
+      for (const m of w.metas) tx.objectStore(META).put(m, m.tabId);
+      for (const a of w.appends) tx.objectStore(LOG).put(a.record, [a.tabId, a.n]);
+    } catch (e) {
+      // A request that throws (a record that cannot be cloned, say) must not let the others commit.
+      result.catch(() => undefined);
+      tx.abort();
+      throw e;
+    }
+    await result;
   }
 
   async clearAll(): Promise<void> {
