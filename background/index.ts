@@ -3,7 +3,9 @@
  * the API in src/messages.ts. It sends nothing anywhere.
  *
  * Chrome stops this worker when idle; every listener is registered synchronously below so events
- * wake it, and `ready` restores the sessions from the store before any message is handled.
+ * wake it, and `ready` loads the sessions from the store before any message is handled. Their stored
+ * logs are then replayed, and live capture analysed, in slices that yield to every message waiting,
+ * so no tab's stream, however heavy, keeps the worker from answering the others.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import { writeHar } from '../src/formats/har.ts';
@@ -438,6 +440,8 @@ browser.tabs.onRemoved.addListener((tabId) => {
   void ready.then(() => {
     const s = sessions.get(tabId);
     if (!s) return;
+    // Also lets go of its backlog, and of requests waiting for its replay.
+    s.reset(s.url);
     sessions.delete(tabId);
     panels.delete(tabId);
     persist.dirty.delete(s);
@@ -449,6 +453,7 @@ browser.tabs.onRemoved.addListener((tabId) => {
 browser.runtime.onStartup.addListener(() => {
   // Capture never outlives the browser session.
   void ready.then(async () => {
+    for (const s of sessions.values()) s.reset(s.url);
     sessions.clear();
     persist.log = [];
     persist.dirty.clear();

@@ -12,7 +12,8 @@
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
- *      `exchangeIds` only those exchanges of that tab).
+ *      `exchangeIds` only those exchanges of that tab). After a worker restart, `export` and `session`
+ *      answer once the tab's stored log is replayed; `sessions` and panels see the replay as it goes.
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
@@ -37,7 +38,7 @@ export const LIMITS = {
   /** Exchanges one document may have open at once; more are dropped and counted. */
   openExchanges: 256,
   /**
-   * Response bytes the relay keeps unacknowledged (in flight, or waiting for a stopped worker); beyond it
+   * Response bytes the relay keeps unacknowledged (in flight, not yet stored, or waiting for a stopped worker); beyond it
    * chunks are dropped and counted. As large as a tab's default cap: a page reading faster than the worker
    * analyses and persists must not lose what the worker would still have kept.
    */

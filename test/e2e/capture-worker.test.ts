@@ -98,12 +98,18 @@ describe('worker restarts', () => {
   const summary = async () => (await b.request({ type: 'agui-inspector/sessions' })).find((s) => s.tabId === tabId)!;
   const warning = (panel: Page) => panel.locator('[data-testid=storage-warning]');
 
-  test('a write that fails is not acknowledged: a stopped worker gets it all back, and the panel says what is at risk', async () => {
+  /** With a panel open on the tab, runs a chat while writes fail, until the session holds `exchanges` and the panel warns. */
+  async function chatWhileWritesFail(threadId: string, exchanges: number): Promise<Page> {
     const panel = await openPanel(b, `?tabId=${tabId}`);
     await failWrites(true);
-    await page.evaluate(() => window.demo.run('chat', { threadId: 't3', runId: 'r3', delay: 5 }));
-    await settled(b, tabId, 1);
+    await page.evaluate((t) => window.demo.run('chat', { threadId: t, runId: `run-${t}`, delay: 5 }), threadId);
+    await settled(b, tabId, exchanges);
     await warning(panel).waitFor();
+    return panel;
+  }
+
+  test('a write that fails is not acknowledged: a stopped worker gets it all back, and the panel says what is at risk', async () => {
+    const panel = await chatWhileWritesFail('t3', 1);
     assert.match((await warning(panel).textContent())!, /QuotaExceededError.*held only in memory/);
     const unsaved = (await summary()).stats.unsaved;
     assert.ok(unsaved.messages > 0 && unsaved.bytes > 0, JSON.stringify(unsaved));
@@ -122,11 +128,7 @@ describe('worker restarts', () => {
   });
 
   test('failed writes are retried until they succeed, then acknowledged', async () => {
-    const panel = await openPanel(b, `?tabId=${tabId}`);
-    await failWrites(true);
-    await page.evaluate(() => window.demo.run('chat', { threadId: 't4', runId: 'r4', delay: 5 }));
-    await settled(b, tabId, 2);
-    await warning(panel).waitFor();
+    const panel = await chatWhileWritesFail('t4', 2);
     await failWrites(false);
     await warning(panel).waitFor({ state: 'detached' });
     assert.deepEqual((await summary()).stats.unsaved, { messages: 0, bytes: 0, error: null, since: null });
