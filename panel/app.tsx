@@ -94,7 +94,7 @@ function StorageWarning({ stats }: { stats: SessionStats }) {
   if (u.error === null) return null;
   return (
     <div class="banner sev-warning" role="alert" data-testid="storage-warning" data-unsaved-messages={u.messages} data-unsaved-bytes={u.bytes}>
-      <strong>Capture is not being stored</strong>{u.since !== null ? <> since {new Date(u.since).toLocaleTimeString()}</> : null}: {u.error}.{' '}
+      <strong>Capture is not being stored</strong>{u.since !== null ? <> since {new Date(u.since).toLocaleTimeString()}</> : null}: {u.error.replace(/\.$/, '')}.{' '}
       {u.messages > 0
         ? <>{u.messages} captured messages ({formatBytes(u.bytes)}) of this tab are held only in memory, by the extension and by the page. If the browser stops the extension's worker, the page sends them again — unless it was closed or reloaded, or held more than {formatBytes(LIMITS.relayBuffer)} unstored and dropped the rest (counted as dropped). </>
         : <>Nothing of this tab is at risk yet; what it captures next is held only in memory until storing works. </>}
