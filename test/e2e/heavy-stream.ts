@@ -3,8 +3,9 @@
  * by the e2e test (test/e2e/worker-responsive.test.ts) and `npm run bench` (bench/worker.ts).
  *
  * The answer is the one issue #10 describes: a ~450 KB STATE_SNAPSHOT followed by single-op
- * STATE_DELTAs on it. Each delta costs the analyzer milliseconds (patch.ts copies the snapshot's
- * top-level object per operation), so one 64 KB read holds seconds of analysis.
+ * STATE_DELTAs on it. Each delta costs the analyzer ~5 ms while patch.ts copies the snapshot's
+ * top-level object per operation, so one 64 KB read holds seconds of analysis. Should deltas become
+ * cheap, the count must grow (or other heavy frames join) for the measurement to mean something.
  */
 import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';

@@ -4,8 +4,11 @@
  * the analysis comes out exactly as it would in one piece.
  *
  * The one timed assertion in the e2e suite, because the issue asks for it as the target: the 95th
- * percentile of many request round trips under 100 ms. The answer is sized so that the worker's work
- * lasts seconds; before the worker analysed in slices the same test measured a p95 of seconds.
+ * percentile of the request round trips under 100 ms, requests sent every 10 ms for as long as the
+ * worker is analysing. The answer is sized so that the work lasts seconds (~200 round trips each);
+ * before the worker analysed in slices, the same test measured a p95 of ~4 s over 11 round trips
+ * live, and during the replay a single round trip of ~5 s. A worker that blocks answers rarely, so however few the
+ * round trips, their p95 (then their slowest) shows it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,8 +21,6 @@ import { heavyBody, readHeavy, startHeavyServer, workerResponseTimes, type Heavy
 
 const DELTAS = 1200;
 const P95_MS = 100;
-/** Enough round trips that one slow one (a busy shared machine) does not decide the percentile. */
-const MIN_SAMPLES = 40;
 
 function essence(s: SessionView | null): unknown {
   return s?.exchanges.map((x) => ({ id: x.id, bytes: x.bytes, outcome: x.outcome, events: x.events, report: x.report }));
@@ -49,7 +50,6 @@ describe('the worker under a pathological stream', () => {
 
   function assertPrompt(times: number[], what: string): void {
     const p95 = percentile(times, 95);
-    assert.ok(times.length >= MIN_SAMPLES, `${what}: only ${times.length} round trips (${times.map(Math.round).join(', ')} ms)`);
     assert.ok(p95 < P95_MS, `${what}: p95 ${p95.toFixed(1)} ms over ${times.length} round trips (p50 ${percentile(times, 50).toFixed(1)} ms)`);
   }
 
