@@ -1,6 +1,7 @@
 /** The panel: the session's exchanges on top, the selected one's views below. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { OriginControl } from './origin.tsx';
+import { LIMITS, type SessionStats } from '../src/messages.ts';
 import type { Finding } from '../src/rules/types.ts';
 import { fullOf, inputOf, pendingInterruptsFor, reportOf, runsOf } from './analysis.ts';
 import {
@@ -79,6 +80,25 @@ function Toolbar({ source, state, actions, chosen }: { source: SessionSource; st
           {s.exchanges} exchanges · {s.events} events · {formatBytes(s.bytes)}{dropped > 0 ? <strong class="sev-warning"> · dropped: {s.dropped.exchanges} exchanges, {s.dropped.chunks} chunks, {s.dropped.events} events, {s.dropped.rejected} rejected</strong> : null}
         </span>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * The worker cannot store this tab's capture: what failed, and what a worker stop would lose. The
+ * page's relay keeps everything unacknowledged and resends it to a restarted worker, so what is at
+ * risk is what a closed page, or one holding more than its buffer, can no longer resend.
+ */
+function StorageWarning({ stats }: { stats: SessionStats }) {
+  const u = stats.unsaved;
+  if (u.error === null) return null;
+  return (
+    <div class="banner sev-warning" role="alert" data-testid="storage-warning" data-unsaved-messages={u.messages} data-unsaved-bytes={u.bytes}>
+      <strong>Capture is not being stored</strong>{u.since !== null ? <> since {new Date(u.since).toLocaleTimeString()}</> : null}: {u.error.replace(/\.$/, '')}.{' '}
+      {u.messages > 0
+        ? <>{u.messages} captured messages ({formatBytes(u.bytes)}) of this tab are held only in memory, by the extension and by the page. If the browser stops the extension's worker, the page sends them again — unless it was closed or reloaded, or held more than {formatBytes(LIMITS.relayBuffer)} unstored and dropped the rest (counted as dropped). </>
+        : <>Nothing of this tab is at risk yet; what it captures next is held only in memory until storing works. </>}
+      Retrying.
     </div>
   );
 }
@@ -285,6 +305,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
       }}
     >
       <Toolbar source={source} state={state} actions={actions} chosen={chosen} />
+      {state.stats ? <StorageWarning stats={state.stats} /> : null}
       <ExchangeList state={state} selected={x?.id ?? null} onSelect={select} chosen={chosen} onChoose={choose} actions={actions} />
       {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (

@@ -5,7 +5,7 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
 import {
-  PANEL_PORT,
+  PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
 import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
@@ -283,5 +283,6 @@ function statsOf(xs: PanelExchange[]): SessionStats {
     exchanges: xs.length, events, bytes,
     dropped: { exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 },
     limits: { maxEvents: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
+    unsaved: noneUnsaved(),
   };
 }
