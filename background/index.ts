@@ -10,8 +10,8 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import { writeHar } from '../src/formats/har.ts';
 import {
-  CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkRelayMessage,
-  type Limits, type PageMessage, type PanelToWorker, type Request, type WorkerToPanel, type WorkerToRelay,
+  CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
+  type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
 } from '../src/messages.ts';
 import { syncOrigins } from './origins.ts';
 import { Session, type Applied } from './session.ts';
@@ -343,15 +343,15 @@ function onPanel(port: Runtime.Port): void {
   }
   let tabId: number | null = null;
   port.onMessage.addListener((raw: unknown) => {
-    const m = raw as PanelToWorker;
-    if (m?.type !== 'subscribe' || !Number.isSafeInteger(m.tabId)) return;
+    const m = checkPanelMessage(raw);
+    if (!m) return;
     void ready.then(() => {
       if (tabId !== null) panels.get(tabId)?.delete(port);
       tabId = m.tabId;
-      const set = panels.get(tabId) ?? new Set();
+      const set = panels.get(m.tabId) ?? new Set();
       set.add(port);
-      panels.set(tabId, set);
-      post(port, { type: 'snapshot', session: sessionFor(tabId).snapshot() });
+      panels.set(m.tabId, set);
+      post(port, { type: 'snapshot', session: sessionFor(m.tabId).snapshot() });
     });
   });
   port.onDisconnect.addListener(() => {
@@ -370,69 +370,73 @@ browser.runtime.onConnect.addListener((port) => {
 });
 
 // ── requests from extension pages ───────────────────────────────────────────
-async function answer(req: Request): Promise<unknown> {
+/** One handler per request of `RequestMap`, each typed by what its request carries and answers. */
+const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answers'] | Promise<RequestMap[K]['answers']> } = {
+  'agui-inspector/export': async (req) => {
+    const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
+    // An export is whole: a session still replaying its stored log is exported once that is done.
+    await Promise.all(chosen.map((s) => s.restored));
+    const only = req.tabId !== undefined && req.exchangeIds !== undefined ? new Set(req.exchangeIds) : undefined;
+    const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
+    return writeHar(parts.flatMap((p) => p.exchanges), {
+      creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
+      analysis: parts.flatMap((p) => p.analysis),
+    });
+  },
+  'agui-inspector/clear': (req) => {
+    const s = sessions.get(req.tabId);
+    if (s) resetSession(s, s.url);
+    return { ok: true };
+  },
+  'agui-inspector/session': async (req) => {
+    const s = sessions.get(req.tabId);
+    await s?.restored;
+    return s?.snapshot() ?? null;
+  },
+  'agui-inspector/sessions': () => [...sessions.values()].map((s) => s.summary()),
+  'agui-inspector/record': (req) => {
+    const s = sessionFor(req.tabId);
+    s.recording = req.record;
+    const told: WorkerToRelay = { type: 'recording', on: s.recording };
+    for (const [port, tab] of relayTabs) {
+      if (tab !== req.tabId) continue;
+      try {
+        port.postMessage(told);
+      } catch {
+        // That frame is gone; the worker still refuses what it would have sent.
+      }
+    }
+    touch(s);
+    return { ok: true };
+  },
+  'agui-inspector/preserve': (req) => {
+    const s = sessionFor(req.tabId);
+    s.preserve = req.preserve;
+    touch(s);
+    return { ok: true };
+  },
+  'agui-inspector/limits': async (req) => {
+    if (req.set) {
+      limits = sanitizeLimits({ ...limits, ...req.set });
+      await browser.storage.local.set({ limits });
+      for (const s of sessions.values()) s.limits = limits;
+    }
+    return limits;
+  },
+  'agui-inspector/origins': () => syncOrigins(),
+};
+
+async function answer<R extends Request>(req: R): Promise<Reply<R>> {
   await ready;
-  switch (req.type) {
-    case 'agui-inspector/export': {
-      const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
-      // An export is whole: a session still replaying its stored log is exported once that is done.
-      await Promise.all(chosen.map((s) => s.restored));
-      const only = req.tabId !== undefined && Array.isArray(req.exchangeIds) ? new Set(req.exchangeIds.filter((id) => typeof id === 'string')) : undefined;
-      const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
-      return writeHar(parts.flatMap((p) => p.exchanges), {
-        creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
-        analysis: parts.flatMap((p) => p.analysis),
-      });
-    }
-    case 'agui-inspector/clear': {
-      const s = sessions.get(req.tabId);
-      if (s) resetSession(s, s.url);
-      return { ok: true };
-    }
-    case 'agui-inspector/session': {
-      const s = sessions.get(req.tabId);
-      await s?.restored;
-      return s?.snapshot() ?? null;
-    }
-    case 'agui-inspector/sessions':
-      return [...sessions.values()].map((s) => s.summary());
-    case 'agui-inspector/record': {
-      const s = sessionFor(req.tabId);
-      s.recording = req.record === true;
-      const told: WorkerToRelay = { type: 'recording', on: s.recording };
-      for (const [port, tab] of relayTabs) {
-        if (tab !== req.tabId) continue;
-        try {
-          port.postMessage(told);
-        } catch {
-          // That frame is gone; the worker still refuses what it would have sent.
-        }
-      }
-      touch(s);
-      return { ok: true };
-    }
-    case 'agui-inspector/preserve': {
-      const s = sessionFor(req.tabId);
-      s.preserve = req.preserve === true;
-      touch(s);
-      return { ok: true };
-    }
-    case 'agui-inspector/limits':
-      if (req.set) {
-        limits = sanitizeLimits({ ...limits, ...req.set });
-        await browser.storage.local.set({ limits });
-        for (const s of sessions.values()) s.limits = limits;
-      }
-      return limits;
-    case 'agui-inspector/origins':
-      return syncOrigins();
-  }
+  // The map pairs each type with its handler; TypeScript cannot follow that through a union, hence the one cast.
+  return (handlers[req.type] as (r: R) => Reply<R> | Promise<Reply<R>>)(req);
 }
 
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const type = (message as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !type.startsWith('agui-inspector/') || !isExtensionPage(sender)) return undefined;
-  return answer(message as Request);
+  const req = checkRequest(message);
+  return req ? answer(req) : Promise.reject(new Error(`malformed request: ${JSON.stringify(type).slice(0, 80)} with members the message API does not name`));
 });
 
 // ── lifecycle ───────────────────────────────────────────────────────────────

@@ -6,7 +6,7 @@ import browser, { type Runtime } from 'webextension-polyfill';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
 import {
   PANEL_PORT, noneUnsaved,
-  type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
+  type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
 import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
 import { startImport, type Job } from './jobs.ts';
@@ -164,6 +164,7 @@ export class LiveSource implements SessionSource {
     const wanted = new Set(ids);
     const exchangeIds = this.order.filter((x) => wanted.has(x.id)).map((x) => x.id);
     const har = await request({ type: 'agui-inspector/export', tabId: this.tabId, exchangeIds });
+    // Typed is not checked: a worker of another build could still answer otherwise.
     if (typeof har !== 'string') throw new Error('the background worker did not answer with a HAR');
     return { har, count: exchangeIds.length };
   }
@@ -175,8 +176,9 @@ export class LiveSource implements SessionSource {
   }
 }
 
-function request(req: Request): Promise<unknown> {
-  return browser.runtime.sendMessage(req);
+/** Asks the worker; the answer's type is the one `RequestMap` pairs with the request. */
+function request<R extends Request>(req: R): Promise<Reply<R>> {
+  return browser.runtime.sendMessage(req) as Promise<Reply<R>>;
 }
 
 /**

@@ -20,7 +20,7 @@
  * The page can tamper with anything in this world after we ran; that only falsifies its own capture,
  * and the relay treats everything from here as untrusted.
  */
-import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
+import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage, type RelayToPage } from '../messages.ts';
 import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '../formats/detect.ts';
 import { withoutUserInfo } from '../formats/url.ts';
 
@@ -84,8 +84,8 @@ import { withoutUserInfo } from '../formats/url.ts';
     const data: unknown = ev.data;
     if (data instanceof NativeArrayBuffer) {
       if (data.byteLength === STAGING_BYTES && spare.length < 8) spare.push(data);
-    } else if (typeof data === 'object' && data !== null && typeof (data as { recording?: unknown }).recording === 'boolean') {
-      recording = (data as { recording: boolean }).recording;
+    } else if (typeof data === 'object' && data !== null && typeof (data as Partial<RelayToPage>).recording === 'boolean') {
+      recording = (data as RelayToPage).recording;
     }
   };
   let batch: PageMessage[] = [];

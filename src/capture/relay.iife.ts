@@ -17,7 +17,7 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
   BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch,
-  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToWorker, type WorkerToRelay,
+  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
 
@@ -195,7 +195,8 @@ import { toBase64 } from '../base64.ts';
 
   /** The page script records new exchanges only while the user has capture on for the tab. */
   function tellPage(recording: boolean): void {
-    pagePort?.postMessage({ recording });
+    const told: RelayToPage = { recording };
+    pagePort?.postMessage(told);
   }
 
   function giveBack(item: Item): void {
