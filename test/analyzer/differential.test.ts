@@ -1,6 +1,7 @@
 import { generateScenario } from './support/grammar.ts';
 import { encodeProto, runReference } from './support/harness.ts';
-import { differentialSuite, events, sseTailParses, zodIssues, type Difference } from './support/differential.ts';
+import { differentialSuite, events, type Difference } from './support/differential.ts';
+import { ENCRYPTED_VALUE_PROVENANCE, TRUNCATION, UNCHECKED_IDENTITY, unknownEnumValue, UNTERMINATED_TAIL } from './support/differences.ts';
 import type { Frame } from './support/mutate.ts';
 
 /*
@@ -47,65 +48,17 @@ function inheritToolCallOwner(frames: Frame[]): Frame[] | null {
 }
 
 export const DIFFERENCES: readonly Difference[] = [
-  {
-    kind: 'run-id-mismatch',
-    spec: 'basic/run-input#identity',
-    why: "a run's RUN_STARTED and RUN_FINISHED MUST carry the same runId; the reference never compares them",
-    finding: (f) => f.rule === 'identity/run-id-mismatch',
-  },
-  {
-    kind: 'thread-id-mismatch',
-    spec: 'basic/run-input#identity',
-    why: "every run's boundary events MUST carry the input's threadId; the reference never compares them with the input",
-    finding: (f) => f.rule === 'identity/thread-id-mismatch',
-  },
-  {
-    kind: 'requested-run-id',
-    spec: 'basic/run-input#identity',
-    why: "the stream's last run is the requested one and MUST echo the input's runId; the reference does not check",
-    finding: (f) => f.rule === 'identity/requested-run-id',
-  },
-  {
-    kind: 'truncation',
-    spec: 'basic/transports#truncation',
-    why: 'a stream that ends while a run is active (or before any event) has no outcome and is never a success; the reference completes quietly',
-    finding: (f) => f.rule === 'lifecycle/truncated',
-  },
+  ...UNCHECKED_IDENTITY,
+  TRUNCATION,
+  // 1.0.0 validates with zod 4, which reports a closed-set value it does not know as invalid_value.
+  unknownEnumValue(['invalid_value']),
+  UNTERMINATED_TAIL,
+  ENCRYPTED_VALUE_PROVENANCE,
   {
     kind: 'legacy-null',
     spec: 'basic/processing#the-rule',
     why: "null is not a value of rawEvent, result, outcome or parentMessageId in 1.0, so the event is malformed and the run fails; the reference's CompatibilityBoundary rewrites these pre-1.0 nulls to absence for every peer, even one declaring 1.0 (basic/versioning#downgrading lets a party adapt to an older peer, not to a 1.0 one)",
     neutralize: dropLegacyNulls,
-  },
-  {
-    kind: 'unknown-enum-value',
-    spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "an unrecognised member of a closed string set is stripped (or the value holding it, in a required position), never fatal; the reference checks enums as leaves and fails (the spec's Note names this gap)",
-    rejection: (error, c) => {
-      const issues = zodIssues(error);
-      // Each closed-set value the reference chokes on is one the analyzer reported stripping: the value itself, or
-      // (in a required position) the value holding it, up to the whole event.
-      const stripped = c.analyzer.findings.filter((f) => f.rule === 'unrecognised/union-member').map((f) => f.path ?? '');
-      const covered = (at: string): boolean => stripped.some((p) => at === p || at.startsWith(`${p}/`));
-      return issues !== null && issues.length > 0 && issues.every((i) => i.code === 'invalid_value' && covered(i.path.map((p) => `/${p}`).join('')));
-    },
-  },
-  {
-    kind: 'unterminated-tail',
-    spec: 'basic/transports/http-protobuf#framing',
-    why: "a body that ends inside a frame is truncation, never malformed material: SSE discards the unterminated event as the SSE standard requires (http-sse#response), protobuf reports the partial frame; a run already closed keeps its outcome. The reference parses an SSE tail anyway and fails on the fragment, and fails any protobuf body ending mid-frame",
-    rejection: (error, c) => {
-      const cutNote = c.analyzer.findings.some((f) => f.rule === 'transport/sse-incomplete-event' || f.rule === 'transport/proto-truncated-frame');
-      if (!cutNote || c.keep === undefined) return false;
-      // A fragment fails the reference's JSON.parse; a tail missing only its blank line is an event the reference dispatches and SSE does not.
-      return /JSON/.test(error) || error.startsWith('The binary stream ended mid-frame') || sseTailParses(c.body);
-    },
-  },
-  {
-    kind: 'encrypted-value-provenance',
-    spec: 'events/subagents#attribution',
-    why: "REASONING_ENCRYPTED_VALUE is standalone ('it opens nothing, closes nothing', events/reasoning), and a tag on a standalone event is provenance, not a continuation the ownership rule binds; the reference rejects one whose subagentRunId differs from its entity's owner",
-    rejection: (error) => /^Cannot send 'REASONING_ENCRYPTED_VALUE': subagentRunId '[^']*' does not match/.test(error),
   },
   {
     kind: 'empty-event-type',

@@ -69,33 +69,6 @@ export interface Reference {
 
 export const events = (c: Case): Event[] => c.frames.filter((f): f is Event => typeof f !== 'string');
 
-/** Whether the bytes after the last blank line hold a whole JSON payload, which both references dispatch at end of body. */
-export function sseTailParses(body: Uint8Array): boolean {
-  const text = new TextDecoder().decode(body);
-  const tail = text.slice(text.lastIndexOf('\n\n') + 2);
-  const data = tail.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
-  try {
-    return data.length > 0 && (JSON.parse(data.join('\n')), true);
-  } catch {
-    return false;
-  }
-}
-
-export interface ZodIssue {
-  code: string;
-  path: (string | number)[];
-}
-
-/** The issues of a zod error message (both references validate events with zod), or null when it is none. */
-export function zodIssues(error: string): ZodIssue[] | null {
-  try {
-    const parsed: unknown = JSON.parse(error);
-    return Array.isArray(parsed) ? (parsed as ZodIssue[]) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A finding that counts toward the exchange's verdict: readiness items (pre-1.0 exchanges) never do. */
 export const counts = (f: Finding): boolean => !('readiness' in f && f.readiness === true);
 
