@@ -8,7 +8,7 @@ import {
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
 import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
-import { Empty } from './ui.tsx';
+import { Empty, EraBadge, presentFindings } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
 import { InputView } from './views/input.tsx';
@@ -138,7 +138,9 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
         {exchanges.map((x, i) => {
           const verdict = verdictOf(x);
-          const findings = x.report ? x.report.findings.length + x.report.input.findings.length : null;
+          const all = x.report ? allFindings(x.report) : null;
+          const findings = all ? presentFindings(all).length : null;
+          const readiness = all ? all.length - findings! : 0;
           return (
             <div
               key={x.id}
@@ -150,6 +152,7 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
               data-testid="exchange-row"
               data-id={x.id}
               data-verdict={verdict}
+              data-era={x.report?.era ?? ''}
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
             >
@@ -162,11 +165,13 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
               <span class="endpoint" title={x.url}>{x.method} {endpointOf(x.url)}</span>
               <span>{x.status ?? '…'}</span>
               <span>{transportLabel(x.contentType)}</span>
-              <span><span class={`badge v-${verdict}`}>{verdict}</span></span>
+              <span><span class={`badge v-${verdict}`}>{verdict}</span>{x.report?.era === 'pre-1.0' ? <> <EraBadge /></> : null}</span>
               <span>{x.report?.runs.length ?? '—'}</span>
               <span>{x.events.length}</span>
               <span>{formatMs(durationOf(x))}</span>
-              <span>{findings ?? '—'}</span>
+              <span title={readiness > 0 ? `${findings} findings, and ${readiness} 1.0-readiness items` : undefined}>
+                {findings ?? '—'}{readiness > 0 ? <span class="muted" data-testid="readiness-count"> +{readiness}</span> : null}
+              </span>
             </div>
           );
         })}
@@ -285,7 +290,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
               {VIEWS.map((v, i) => (
                 <button key={v.id} type="button" role="tab" id={`tab-${v.id}`} aria-selected={v.id === view} aria-controls="view" tabIndex={v.id === view ? 0 : -1}
                   aria-keyshortcuts={String(i + 1)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
-                  {v.label}{v.id === 'findings' && x.report ? <span class="count"> {allFindings(x.report).length}</span> : null}
+                  {v.label}{v.id === 'findings' && x.report ? <span class="count"> {presentFindings(allFindings(x.report)).length}</span> : null}
                 </button>
               ))}
             </div>
@@ -327,7 +332,7 @@ function View({ x, view, pending, focusField, filter, setFilter, event, setEvent
     case 'timeline':
       return <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={filter} onFilter={setFilter} selected={event} onSelect={setEvent} detail={() => fullOf(x)} />;
     case 'findings':
-      return <FindingsView findings={allFindings(report)} onPick={pick} />;
+      return <FindingsView report={report} onPick={pick} />;
     case 'state':
       return <StateView full={fullOf(x)} inp={inputOf(x)} onEvent={goEvent} />;
   }

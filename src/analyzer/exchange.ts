@@ -7,6 +7,7 @@ import { TRANSPORT_RULES } from '../wire/rules.ts';
 import type { WireItem } from '../wire/types.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
+import { splitReadiness, type Era } from './era.ts';
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
@@ -103,15 +104,21 @@ export class ExchangeAnalyzer {
     const producer = requested?.protocolVersion ?? null;
     const verdicts = this.verifier.negotiations;
     const negotiation: NegotiationVerdict = verdicts.at(-1) ?? 'undeclared';
+    const era: Era = this.input.declared === null && runs.every((r) => r.protocolVersion === null) ? 'pre-1.0' : '1.x';
+    const input = { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings };
     const findings: Finding[] = this.sink.list();
+    const verdict = this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed';
+    const base = { source: this.o.source, era, consumerVersion: this.version, negotiation: { consumer: this.input.declared, producer, verdict: negotiation }, runs };
+    // `--as` asks for one version's reading: no split.
+    if (era === '1.x' || this.o.as !== undefined) return { ...base, input, verdict, readiness: null, findings };
+    const pre = splitReadiness(findings, this.sink.fatalRules);
+    const preInput = splitReadiness(input.findings, this.input.fatalRules);
     return {
-      source: this.o.source,
-      consumerVersion: this.version,
-      input: { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings },
-      negotiation: { consumer: this.input.declared, producer, verdict: negotiation },
-      runs,
-      verdict: this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed',
-      findings,
+      ...base,
+      input: { ...input, verdict: preInput.fatal ? 'invalid' : 'valid', findings: preInput.findings },
+      verdict: pre.fatal || preInput.fatal ? 'failed' : 'completed',
+      readiness: { verdict },
+      findings: pre.findings,
     };
   }
 

@@ -9,6 +9,7 @@ export { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
 export { ThreadTracker } from './thread.ts';
 export type { InputAnalysis, InputField } from './input.ts';
 export type { StateStep } from './state.ts';
+export { PRE_1_0_READINGS, type Era } from './era.ts';
 export type * from './types.ts';
 
 /** Analyses a recorded session in order, so resume coverage is checked across its exchanges. */

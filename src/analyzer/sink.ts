@@ -7,12 +7,14 @@ export const MAX_PER_RULE = 100;
 export class FindingSink {
   readonly findings: Finding[] = [];
   fatal = false;
+  /** Ids of the rules that fired fatally: a pre-1.0 reading re-decides the verdict from them (era.ts). */
+  readonly fatalRules = new Set<string>();
   private readonly counts = new Map<string, number>();
 
   constructor(private readonly version: ProtocolVersion) {}
 
   report(rule: Rule, message: string, where?: Where): void {
-    if (rule.fatal) this.fatal = true;
+    if (rule.fatal) this.markFatal(rule.id);
     const n = (this.counts.get(rule.id) ?? 0) + 1;
     this.counts.set(rule.id, n);
     if (n <= MAX_PER_RULE) this.findings.push(makeFinding(rule, this.version, message, where));
@@ -20,10 +22,15 @@ export class FindingSink {
 
   /** A finding already built elsewhere (enforcement), counted like any other. */
   add(finding: Finding, fatal: boolean): void {
-    if (fatal) this.fatal = true;
+    if (fatal) this.markFatal(finding.rule);
     const n = (this.counts.get(finding.rule) ?? 0) + 1;
     this.counts.set(finding.rule, n);
     if (n <= MAX_PER_RULE) this.findings.push(finding);
+  }
+
+  private markFatal(rule: string): void {
+    this.fatal = true;
+    this.fatalRules.add(rule);
   }
 
   /** Findings plus, for each capped rule, one line saying how many more there were. */

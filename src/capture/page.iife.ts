@@ -18,7 +18,7 @@
  * and the relay treats everything from here as untrusted.
  */
 import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
-import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from './detect.ts';
+import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '../formats/detect.ts';
 
 (() => {
   const marker = Symbol.for('agui-inspector/installed');

@@ -4,6 +4,7 @@ import { isObject, type JsonObject as Json } from '../json.ts';
 import { transportOf } from '../wire/index.ts';
 import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
+import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
 
 /**
  * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose
@@ -143,26 +144,11 @@ function header(headers: unknown, name: string): string | undefined {
   return undefined;
 }
 
-function looksLikeRunInput(text: string | undefined): boolean {
-  if (text === undefined) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (!isObject(value)) return false;
-  // Two of the three, so that an input missing one still reaches the checks that will say so.
-  return ['threadId', 'runId', 'messages'].filter((k) => k in value).length >= 2;
-}
-
-const EVENT_TYPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
-
-/** Whether an SSE body carries at least one frame shaped like an AG-UI event. */
+/** Whether an SSE body carries at least one frame that is an AG-UI event. */
 function carriesEvents(body: Uint8Array): boolean {
   const decoder = new SseDecoder();
   const items = decoder.push(body, 0).concat(decoder.end(0));
-  return items.some((it) => it.kind === 'event' && isObject(it.value) && typeof it.value.type === 'string' && EVENT_TYPE.test(it.value.type));
+  return items.some((it) => it.kind === 'event' && isAgUiEventValue(it.value));
 }
 
 function isChunkList(v: unknown): v is { time: number; size: number }[] {
@@ -255,7 +241,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     const body = responseBody(content, where, !('_agui' in entry) && /^\s*text\//i.test(responseContentType) && !/;\s*charset=/i.test(responseContentType));
     const agui =
       '_agui' in entry ||
-      looksLikeRunInput(requestBody) ||
+      (requestBody !== undefined && isRunAgentInputText(requestBody)) ||
       transport === 'protobuf' ||
       (transport === 'sse' && carriesEvents(body));
     if (!agui) return;

@@ -112,6 +112,11 @@ before(() => {
       ]),
     ),
   );
+  // A pre-1.0 peer pair: nobody declares a protocolVersion, and the producer sends a member 1.0 does not describe.
+  const pre10 = [{ type: 'RUN_STARTED', threadId: 't-cli', runId: 'r-cli', vendorTrace: 'x' }, ...clean.slice(1, 4), { type: 'RUN_FINISHED', threadId: 't-cli', runId: 'r-cli' }];
+  writeFileSync(file('pre10-input.json'), JSON.stringify({ threadId: 't-cli', runId: 'r-cli', messages: input.messages }));
+  writeFileSync(file('pre10.sse'), sse(pre10));
+  writeFileSync(file('pre10-cut.sse'), sse(pre10.slice(0, -1)));
   writeFileSync(file('notes.txt'), 'hello, this is not a capture\n');
   writeFileSync(file('object.json'), '{"hello":"world"}');
   writeFileSync(file('empty.sse'), '');
@@ -181,8 +186,10 @@ describe('agui-inspector check (in-process)', () => {
     assert.deepEqual(Object.keys(doc), ['exchanges']);
     assert.equal(doc.exchanges.length, 1);
     const [x] = doc.exchanges;
-    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'findings', 'input', 'negotiation', 'runs', 'source', 'verdict']);
+    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'era', 'findings', 'input', 'negotiation', 'readiness', 'runs', 'source', 'verdict']);
     assert.equal(x!.source, file('broken.sse'));
+    assert.equal(x!.era, '1.x');
+    assert.equal(x!.readiness, null);
     assert.equal(x!.consumerVersion, '1.1');
     assert.deepEqual(Object.keys(x!.input).sort(), ['findings', 'present', 'verdict']);
     assert.deepEqual({ present: x!.input.present, verdict: x!.input.verdict, findings: x!.input.findings }, { present: true, verdict: 'valid', findings: [] });
@@ -202,13 +209,40 @@ describe('agui-inspector check (in-process)', () => {
     ]);
   });
 
+  it('--format json: a pre-1.0 exchange carries its era, its 1.0 readiness and flagged readiness items', () => {
+    const o = cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--format', 'json');
+    assert.equal(o.code, 0, 'readiness items never fail a pre-1.0 exchange');
+    const [x] = json(o).exchanges;
+    assert.equal(x!.era, 'pre-1.0');
+    assert.equal(x!.consumerVersion, '1.0');
+    assert.equal(x!.verdict, 'completed');
+    assert.deepEqual(x!.readiness, { verdict: 'completed' });
+    const all = [...x!.input.findings, ...x!.findings];
+    const flagged = (rule: string) => all.filter((f) => f.rule === rule).map((f) => f.readiness);
+    assert.deepEqual(flagged('version/consumer-undeclared'), [true]);
+    assert.deepEqual(flagged('version/producer-undeclared'), [true]);
+    assert.deepEqual(flagged('unrecognised/property'), [true]);
+    const asOne = json(cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--format', 'json', '--as', '1.0')).exchanges[0]!;
+    assert.equal(asOne.era, 'pre-1.0');
+    assert.equal(asOne.readiness, null, '--as judges as that version alone');
+    assert.ok([...asOne.input.findings, ...asOne.findings].every((f: { readiness?: boolean }) => f.readiness === undefined));
+    const cut = cli('check', file('pre10-cut.sse'), '--input', file('pre10-input.json'), '--format', 'json');
+    assert.equal(cut.code, 1, 'a truncated run fails in both readings');
+    const [y] = json(cut).exchanges;
+    assert.equal(y!.verdict, 'failed');
+    assert.deepEqual(y!.readiness, { verdict: 'failed' });
+    assert.ok(y!.findings.some((f: { rule: string; readiness?: boolean }) => f.rule === 'lifecycle/truncated' && f.readiness === undefined));
+  });
+
   it('--format json keeps every finding to the Finding contract, input findings included', () => {
     const o = cli('check', file('session.har'), file('fixture.json'), '--format', 'json');
     const all = json(o).exchanges.flatMap((x) => [...x.input.findings, ...x.findings]);
     assert.ok(all.length >= 3);
     const ids = new Set(ALL_RULES.map((r) => r.id));
     for (const f of all) {
-      assert.deepEqual(Object.keys(f).sort(), ['category', 'event', 'message', 'path', 'rule', 'severity', 'spec']);
+      const keys = ['category', 'event', 'message', 'path', 'rule', 'severity', 'spec'];
+      // A pre-1.0 exchange's readiness items carry `readiness: true`, and nothing else does.
+      assert.deepEqual(Object.keys(f).sort(), f.readiness === true ? [...keys.slice(0, 5), 'readiness', ...keys.slice(5)] : keys);
       assert.ok(ids.has(f.rule), f.rule);
       assert.ok(f.event === null || Number.isInteger(f.event));
       assert.ok(f.path === null || f.path === '' || f.path.startsWith('/'));

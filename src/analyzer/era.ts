@@ -1,0 +1,68 @@
+/**
+ * Judging the traffic of peers from before 1.0.
+ *
+ * An exchange is *pre-1.0* when neither side declares a `protocolVersion`: the input carries none and no
+ * `RUN_STARTED` does. Absence identifies a peer from before the protocol carried a version
+ * (basic/run-input#protocolversion), and every framework release on npm still ships such a stack. What a
+ * pre-1.0 client does is outside the specification, so the pre-1.0 reference client (`@ag-ui/client`
+ * 0.0.59, what current CopilotKit ships) defines the exchange's present-day verdict; rules whose breach
+ * hurts any client stay findings. Everything else a 1.0 consumer would strip, reject or read differently
+ * is a *1.0-readiness* item: shown apart, never failing the exchange. A party that does not know its
+ * peer's version behaves as though the peer were current (basic/versioning), which is the 1.0 reading
+ * the readiness items come from.
+ *
+ * The table below is data: each rule's reading for a pre-1.0 exchange, with why. A rule not listed keeps
+ * its 1.0 severity and fatality (the 0.0.59 client enforces the same: its verifyEvents throws on every
+ * lifecycle, discipline, subagent and resume violation the 1.0 rules describe).
+ */
+import type { Finding } from '../rules/types.ts';
+
+export type Era = 'pre-1.0' | '1.x';
+
+interface Reading {
+  /** `readiness`: only a 1.0 consumer is affected; `finding`: the app's bug today as well. */
+  reading: 'readiness' | 'finding';
+  /** For `finding`: whether the pre-1.0 client rejects the run, when that differs from the 1.0 rule. */
+  fatal?: boolean;
+  why: string;
+}
+
+export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
+  'version/consumer-undeclared': {
+    reading: 'readiness',
+    why: 'basic/run-input#protocolversion: absence identifies a peer from before the protocol carried a version; only a consumer implementing 1.0 must declare',
+  },
+  'version/producer-undeclared': {
+    reading: 'readiness',
+    why: 'basic/versioning#version-negotiation: an undeclared RUN_STARTED identifies a pre-versioning producer; a 1.0 producer must declare',
+  },
+  'unrecognised/property': {
+    reading: 'readiness',
+    why: "basic/processing: stripping is what a 1.0 consumer does; @ag-ui/core 0.0.59's event schemas pass unknown members through (BaseEventSchema.passthrough())",
+  },
+  'unrecognised/union-member': {
+    reading: 'readiness',
+    why: 'basic/processing: a 1.0 consumer strips an undescribed union member; whether the pre-1.0 client kept it is its own schema’s business, not a 1.0 rule',
+  },
+  'input/echo-differs': {
+    reading: 'readiness',
+    why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
+  },
+};
+
+/** How one finding reads in a pre-1.0 exchange judged by default. */
+export function pre10Reading(rule: string): Reading | undefined {
+  return PRE_1_0_READINGS[rule];
+}
+
+/** The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it. */
+export function splitReadiness(findings: readonly Finding[], fatalRules: ReadonlySet<string>): { findings: Finding[]; fatal: boolean } {
+  let fatal = false;
+  const marked = findings.map((f) => {
+    const r = pre10Reading(f.rule);
+    if (r?.reading === 'readiness') return { ...f, readiness: true as const };
+    if (r?.fatal ?? fatalRules.has(f.rule)) fatal = true;
+    return f;
+  });
+  return { findings: marked, fatal };
+}
