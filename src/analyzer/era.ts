@@ -15,6 +15,7 @@
  * its 1.0 severity and fatality (the 0.0.59 client enforces the same: its verifyEvents throws on every
  * lifecycle, discipline, subagent and resume violation the 1.0 rules describe).
  */
+import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/types.ts';
 
 export type Era = 'pre-1.0' | '1.x';
@@ -44,6 +45,18 @@ export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
     reading: 'readiness',
     why: 'basic/processing: a 1.0 consumer strips an undescribed union member; whether the pre-1.0 client kept it is its own schema’s business, not a 1.0 rule',
   },
+  'unrecognised/event-type': {
+    reading: 'readiness',
+    why: "basic/versioning#retired-shapes: the 0.x THINKING_* events pre-1.0 producers send are retired, which a 1.0 consumer translates or drops; @ag-ui/client 0.0.59 still knows them (its EventType enum, and verifyEvents checks their nesting). A type 0.0.59 does not know either it rejects outright (EventSchemas' discriminated union), which this per-rule reading cannot tell apart",
+  },
+  'streaming/reasoning-already-open': {
+    reading: 'readiness',
+    why: "events/reasoning: 1.0 pairs each reasoning message and span by messageId; @ag-ui/client 0.0.59's verifyEvents only checks a REASONING_START or REASONING_MESSAGE_START against its opener's subagent, never whether the id is already open",
+  },
+  'streaming/reasoning-not-open': {
+    reading: 'readiness',
+    why: "events/reasoning: 1.0 requires an open reasoning message or span before its content and end; @ag-ui/client 0.0.59's verifyEvents lets REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END and REASONING_END through with no opener (defaultApplyEvents only warns)",
+  },
   'input/echo-differs': {
     reading: 'readiness',
     why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
@@ -55,12 +68,44 @@ export function pre10Reading(rule: string): Reading | undefined {
   return PRE_1_0_READINGS[rule];
 }
 
-/** The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it. */
-export function splitReadiness(findings: readonly Finding[], fatalRules: ReadonlySet<string>): { findings: Finding[]; fatal: boolean } {
+/**
+ * Top-level members @ag-ui/core 0.0.59 lets a pre-1.0 producer set to null — declared nullable
+ * (ToolCallStartEventSchema.parentMessageId, RunFinishedEventSchema.outcome) or any (every event's rawEvent,
+ * RUN_FINISHED's and SUBAGENT_FINISHED's result) — where 1.0 says absent only by omission
+ * (basic#absent-means-absent), so the 1.0 reading finds the value malformed. `*` is every event type.
+ */
+const PRE_1_0_NULLABLE: Readonly<Record<string, readonly string[]>> = {
+  '*': ['rawEvent'],
+  TOOL_CALL_START: ['parentMessageId'],
+  TOOL_CALL_CHUNK: ['parentMessageId'],
+  RUN_FINISHED: ['outcome', 'result'],
+  SUBAGENT_FINISHED: ['result'],
+};
+
+/**
+ * The event as the pre-1.0 client reads it — those nulls gone, as absent — and the JSON Pointers of what
+ * went; null when there was none. Its malformed-null findings are readiness items, and the pre-1.0 reading
+ * verifies the event as read rather than losing it (and everything that follows from it).
+ */
+export function withoutPre10Nulls(event: unknown): { event: JsonObject; paths: string[] } | null {
+  if (!isObject(event)) return null;
+  const keys = [...PRE_1_0_NULLABLE['*']!, ...(typeof event.type === 'string' ? PRE_1_0_NULLABLE[event.type] ?? [] : [])].filter((k) => event[k] === null);
+  if (keys.length === 0) return null;
+  const read = { ...event };
+  for (const k of keys) delete read[k];
+  return { event: read, paths: keys.map((k) => `/${k}`) };
+}
+
+/**
+ * The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it.
+ * `readinessOnly` holds findings that are readiness items whatever their rule: a pre-1.0 null (above), or
+ * reasoning left open at RUN_FINISHED (the pre-1.0 client never checks it; analyzer/discipline.ts).
+ */
+export function splitReadiness(findings: readonly Finding[], fatalRules: ReadonlySet<string>, readinessOnly: ReadonlySet<Finding> = new Set()): { findings: Finding[]; fatal: boolean } {
   let fatal = false;
   const marked = findings.map((f) => {
     const r = pre10Reading(f.rule);
-    if (r?.reading === 'readiness') return { ...f, readiness: true as const };
+    if (r?.reading === 'readiness' || readinessOnly.has(f)) return { ...f, readiness: true as const };
     if (r?.fatal ?? fatalRules.has(f.rule)) fatal = true;
     return f;
   });
