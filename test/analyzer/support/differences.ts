@@ -22,10 +22,13 @@ export interface ZodIssue {
   path: (string | number)[];
 }
 
-/** The issues of a zod error message (both references validate events with zod), or null when it is none. */
+/**
+ * The issues of a zod error message (both references validate events with zod), or null when it is none.
+ * 0.0.59's protobuf reader prefixes the decoder's zod error with its own words.
+ */
 export function zodIssues(error: string): ZodIssue[] | null {
   try {
-    const parsed: unknown = JSON.parse(error);
+    const parsed: unknown = JSON.parse(error.replace(/^Failed to decode protocol buffer message: /, ''));
     return Array.isArray(parsed) ? (parsed as ZodIssue[]) : null;
   } catch {
     return null;

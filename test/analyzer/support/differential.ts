@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pre10Reading } from '../../../src/analyzer/era.ts';
 import type { ExchangeReport } from '../../../src/analyzer/types.ts';
 import { ruleById } from '../../../src/rules/index.ts';
 import type { Finding } from '../../../src/rules/types.ts';
@@ -69,11 +70,13 @@ export interface Reference {
 
 export const events = (c: Case): Event[] => c.frames.filter((f): f is Event => typeof f !== 'string');
 
-/** A finding that counts toward the exchange's verdict: readiness items (pre-1.0 exchanges) never do. */
-export const counts = (f: Finding): boolean => !('readiness' in f && f.readiness === true);
+/** A finding that counts toward the exchange's verdict: a pre-1.0 exchange's readiness items never do. */
+export const counts = (f: Finding): boolean => f.readiness !== true;
 
+/** The findings that fail the exchange: fatal by their rule, or by the rule's pre-1.0 reading (era.ts) when the report is split. */
 export function fatalFindings(r: ExchangeReport): Finding[] {
-  return [...r.input.findings, ...r.findings].filter((f) => ruleById(f.rule)?.fatal && f.severity === 'error' && counts(f));
+  const fatal = (f: Finding): boolean => (r.readiness !== null ? pre10Reading(f.rule)?.fatal : undefined) ?? ruleById(f.rule)?.fatal ?? false;
+  return [...r.input.findings, ...r.findings].filter((f) => f.severity === 'error' && counts(f) && fatal(f));
 }
 
 type Classification =
