@@ -23,7 +23,7 @@ const THINKING = /^THINKING_/;
 /** Members 1.0 requires that @ag-ui/core 0.0.59 types z.any(), which a missing member satisfies. */
 const ANY_TYPED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot', RAW: 'event', CUSTOM: 'value' };
 
-export const DIFFERENCES_059: readonly Difference[] = [
+const DIFFERENCES_059: readonly Difference[] = [
   ...UNCHECKED_IDENTITY,
   TRUNCATION,
   // 0.0.59 validates with zod 3: an unknown member of a z.union of literals is invalid_union, of a discriminated union invalid_union_discriminator.
@@ -33,7 +33,7 @@ export const DIFFERENCES_059: readonly Difference[] = [
   {
     kind: 'unknown-event-type',
     spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "an event of a type the consumer's version does not describe is dropped, never fatal; 0.0.59's EventSchemas is a discriminated union over its own EventType enum and rejects any other type (the analyzer reports it as unrecognised/event-type, which a pre-1.0 consumer would not survive)",
+    why: "an event of a type the consumer's version does not describe is dropped, never fatal; 0.0.59's EventSchemas is a discriminated union over its own EventType enum and rejects any other type. The analyzer lists the event as unrecognised/event-type, a readiness item (era.ts), because that per-rule reading cannot tell a type 0.0.59 lacks from a retired THINKING_* event it knows",
     rejection: (error, c) => zodOnly(error, (code, path) => code === 'invalid_union_discriminator' && path.join('/') === 'type') && c.analyzer.findings.some((f) => f.rule === 'unrecognised/event-type'),
   },
   {
