@@ -42,12 +42,14 @@ export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
     why: "basic/processing: stripping is what a 1.0 consumer does; @ag-ui/core 0.0.59's event schemas pass unknown members through (BaseEventSchema.passthrough())",
   },
   'unrecognised/union-member': {
-    reading: 'readiness',
-    why: 'basic/processing: a 1.0 consumer strips an undescribed union member; whether the pre-1.0 client kept it is its own schema’s business, not a 1.0 rule',
+    reading: 'finding',
+    fatal: true,
+    why: "@ag-ui/core 0.0.59 checks closed sets as zod enums, literals and discriminated unions, so a member it does not describe fails EventSchemas.parse and @ag-ui/client 0.0.59 errors the run (a 1.0 consumer strips it, basic/processing); the JSON Patch lists it types z.array(z.any()) let an undescribed operation through to applyPatch, which only warns: those are readiness items (pre10ReadinessOnly)",
   },
   'unrecognised/event-type': {
-    reading: 'readiness',
-    why: "basic/versioning#retired-shapes: the 0.x THINKING_* events pre-1.0 producers send are retired, which a 1.0 consumer translates or drops; @ag-ui/client 0.0.59 still knows them (its EventType enum, and verifyEvents checks their nesting). A type 0.0.59 does not know either it rejects outright (EventSchemas' discriminated union), which this per-rule reading cannot tell apart",
+    reading: 'finding',
+    fatal: true,
+    why: "@ag-ui/core 0.0.59's EventSchemas is a discriminated union over its EventType enum, so @ag-ui/client 0.0.59 errors the run on any other type (a 1.0 consumer drops it, basic/processing); the retired THINKING_* events it still knows (basic/versioning#retired-shapes) are readiness items (pre10ReadinessOnly)",
   },
   'streaming/reasoning-already-open': {
     reading: 'readiness',
@@ -94,6 +96,32 @@ export function withoutPre10Nulls(event: unknown): { event: JsonObject; paths: s
   const read = { ...event };
   for (const k of keys) delete read[k];
   return { event: read, paths: keys.map((k) => `/${k}`) };
+}
+
+/** The 0.x event types 1.0 retired for the reasoning family (changelog), which @ag-ui/client 0.0.59 still validates and verifies. */
+const RETIRED_EVENT_TYPES: ReadonlySet<string> = new Set(['THINKING_START', 'THINKING_END', 'THINKING_TEXT_MESSAGE_START', 'THINKING_TEXT_MESSAGE_CONTENT', 'THINKING_TEXT_MESSAGE_END']);
+
+/** Events whose JSON Patch list @ag-ui/core 0.0.59 types z.array(z.any()): any operation reaches applyPatch, which warns on one it cannot apply. */
+const UNTYPED_PATCHES: ReadonlySet<string> = new Set(['STATE_DELTA', 'ACTIVITY_DELTA']);
+
+/**
+ * Whether one enforcement finding on `event` is a 1.0-readiness item of a pre-1.0 exchange although its rule
+ * reads otherwise (PRE_1_0_READINGS): a null the pre-1.0 client reads as absent (`nulls`, the paths
+ * withoutPre10Nulls removed), a retired THINKING_* event, or an operation 1.0 does not describe in a patch
+ * list 0.0.59 leaves untyped.
+ */
+export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly string[]): boolean {
+  const type = isObject(event) && typeof event.type === 'string' ? event.type : '';
+  switch (f.rule) {
+    case 'schema/malformed':
+      return nulls.includes(f.path ?? '');
+    case 'unrecognised/event-type':
+      return RETIRED_EVENT_TYPES.has(type);
+    case 'unrecognised/union-member':
+      return UNTYPED_PATCHES.has(type);
+    default:
+      return false;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { TRANSPORT_RULES } from '../wire/rules.ts';
 import type { WireItem } from '../wire/types.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
-import { splitReadiness, withoutPre10Nulls, type Era } from './era.ts';
+import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls, type Era } from './era.ts';
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
@@ -91,11 +91,11 @@ export class ExchangeAnalyzer {
       return;
     }
     const result = enforce.event(item.value, this.version);
-    const legacy = this.mayBePre10(item.value) ? withoutPre10Nulls(item.value) : null;
+    const pre10 = this.mayBePre10(item.value);
+    const legacy = pre10 ? withoutPre10Nulls(item.value) : null;
     if (result.verdict !== 'ok' || result.stripped.length > 0) {
       for (const f of enforcementFindings(result, this.version, index)) {
-        const malformed = f.rule === SCHEMA_RULES.malformed.id;
-        this.sink.add(f, result.verdict === 'fatal' && malformed, malformed && legacy !== null && legacy.paths.includes(f.path ?? ''));
+        this.sink.add(f, result.verdict === 'fatal' && f.rule === SCHEMA_RULES.malformed.id, pre10 && pre10ReadinessOnly(f, item.value, legacy?.paths ?? []));
       }
     }
     // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
