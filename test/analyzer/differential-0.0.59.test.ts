@@ -1,6 +1,6 @@
 import { differentialSuite, events, type Difference } from './support/differential.ts';
 import type { Event } from './support/grammar.ts';
-import { ENCRYPTED_VALUE_PROVENANCE, TRUNCATION, UNCHECKED_IDENTITY, unknownEnumValue, UNTERMINATED_TAIL, zodIssues } from './support/differences.ts';
+import { ENCRYPTED_VALUE_PROVENANCE, TRUNCATION, UNCHECKED_IDENTITY, UNTERMINATED_TAIL, zodIssues } from './support/differences.ts';
 import { encodeProto, encoder059, runReference059 } from './support/harness.ts';
 import { generateLegacyScenario } from './support/legacy.ts';
 
@@ -26,16 +26,8 @@ const ANY_TYPED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot'
 const DIFFERENCES_059: readonly Difference[] = [
   ...UNCHECKED_IDENTITY,
   TRUNCATION,
-  // 0.0.59 validates with zod 3: an unknown member of a z.union of literals is invalid_union, of a discriminated union invalid_union_discriminator.
-  unknownEnumValue(['invalid_union', 'invalid_union_discriminator', 'invalid_enum_value', 'invalid_literal']),
   UNTERMINATED_TAIL,
   ENCRYPTED_VALUE_PROVENANCE,
-  {
-    kind: 'unknown-event-type',
-    spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "an event of a type the consumer's version does not describe is dropped, never fatal; 0.0.59's EventSchemas is a discriminated union over its own EventType enum and rejects any other type. The analyzer lists the event as unrecognised/event-type, a readiness item (era.ts), because that per-rule reading cannot tell a type 0.0.59 lacks from a retired THINKING_* event it knows",
-    rejection: (error, c) => zodOnly(error, (code, path) => code === 'invalid_union_discriminator' && path.join('/') === 'type') && c.analyzer.findings.some((f) => f.rule === 'unrecognised/event-type'),
-  },
   {
     kind: 'strict-outcome',
     spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
@@ -58,13 +50,6 @@ const DIFFERENCES_059: readonly Difference[] = [
       const bad = (key: string): boolean => events(c).some((e) => THINKING.test(e.type) && (e.type === 'THINKING_START' ? key === 'title' && e.title !== undefined : key === 'delta' && e.type === 'THINKING_TEXT_MESSAGE_CONTENT') && typeof e[key] !== 'string');
       return zodOnly(error, (code, path) => code === 'invalid_type' && path.length === 1 && bad(String(path[0])));
     },
-  },
-  {
-    kind: 'tool-result-content-parts',
-    spec: 'events/tool-calls#result-content',
-    why: "1.0 lets TOOL_CALL_RESULT.content be a list of content parts (changelog: new in 1.0), so the analyzer keeps the parts it knows; 0.0.59's ToolCallResultEventSchema types content z.string() and rejects the event. Judging it as 0.0.59 would needs the analyzer to know which 1.0 additions a pre-1.0 client rejects rather than strips",
-    rejection: (error, c) =>
-      zodOnly(error, (code, path) => code === 'invalid_type' && path.join('/') === 'content') && events(c).some((e) => e.type === 'TOOL_CALL_RESULT' && Array.isArray(e.content)),
   },
   {
     kind: 'null-subagent-run-id-unknown-member',

@@ -1,7 +1,7 @@
 import { generateScenario } from './support/grammar.ts';
 import { encodeProto, runReference } from './support/harness.ts';
 import { differentialSuite, events, type Difference } from './support/differential.ts';
-import { ENCRYPTED_VALUE_PROVENANCE, TRUNCATION, UNCHECKED_IDENTITY, unknownEnumValue, UNTERMINATED_TAIL } from './support/differences.ts';
+import { ENCRYPTED_VALUE_PROVENANCE, TRUNCATION, UNCHECKED_IDENTITY, UNTERMINATED_TAIL, zodIssues } from './support/differences.ts';
 import type { Frame } from './support/mutate.ts';
 
 /*
@@ -50,8 +50,19 @@ function inheritToolCallOwner(frames: Frame[]): Frame[] | null {
 export const DIFFERENCES: readonly Difference[] = [
   ...UNCHECKED_IDENTITY,
   TRUNCATION,
-  // 1.0.0 validates with zod 4, which reports a closed-set value it does not know as invalid_value.
-  unknownEnumValue(['invalid_value']),
+  {
+    kind: 'unknown-enum-value',
+    spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
+    why: "an unrecognised member of a closed string set is stripped (or the value holding it, in a required position), never fatal; the reference checks enums as leaves and fails (the spec's Note names this gap)",
+    rejection: (error, c) => {
+      const issues = zodIssues(error);
+      // Each closed-set value the reference chokes on is one the analyzer reported stripping: the value itself, or
+      // (in a required position) the value holding it, up to the whole event.
+      const stripped = c.analyzer.findings.filter((f) => f.rule === 'unrecognised/union-member').map((f) => f.path ?? '');
+      const covered = (at: string): boolean => stripped.some((p) => at === p || at.startsWith(`${p}/`));
+      return issues !== null && issues.length > 0 && issues.every((i) => i.code === 'invalid_value' && covered(i.path.map((p) => `/${p}`).join('')));
+    },
+  },
   UNTERMINATED_TAIL,
   ENCRYPTED_VALUE_PROVENANCE,
   {

@@ -64,23 +64,6 @@ export const TRUNCATION: Difference = {
   finding: (f) => f.rule === 'lifecycle/truncated',
 };
 
-/** The reference's zod reports a closed-set value it does not know with one of these issue codes. */
-export function unknownEnumValue(codes: readonly string[]): Difference {
-  return {
-    kind: 'unknown-enum-value',
-    spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "an unrecognised member of a closed string set is stripped (or the value holding it, in a required position), never fatal; the reference checks enums as leaves and fails (the spec's Note names this gap)",
-    rejection: (error, c) => {
-      const issues = zodIssues(error);
-      // Each closed-set value the reference chokes on is one the analyzer reported stripping: the value itself, or
-      // (in a required position) the value holding it, up to the whole event.
-      const stripped = c.analyzer.findings.filter((f) => f.rule === 'unrecognised/union-member').map((f) => f.path ?? '');
-      const covered = (at: string): boolean => stripped.some((p) => at === p || at.startsWith(`${p}/`));
-      return issues !== null && issues.length > 0 && issues.every((i) => codes.includes(i.code) && covered(i.path.map((p) => `/${p}`).join('')));
-    },
-  };
-}
-
 export const UNTERMINATED_TAIL: Difference = {
   kind: 'unterminated-tail',
   spec: 'basic/transports/http-protobuf#framing',

@@ -75,8 +75,8 @@ export const counts = (f: Finding): boolean => f.readiness !== true;
 
 /** The findings that fail the exchange: fatal by their rule, or by the rule's pre-1.0 reading (era.ts) when the report is split. */
 export function fatalFindings(r: ExchangeReport): Finding[] {
-  const fatal = (f: Finding): boolean => (r.readiness !== null ? pre10Reading(f.rule)?.fatal : undefined) ?? ruleById(f.rule)?.fatal ?? false;
-  return [...r.input.findings, ...r.findings].filter((f) => f.severity === 'error' && counts(f) && fatal(f));
+  const fatal = (f: Finding): boolean => (r.readiness !== null ? pre10Reading(f.rule)?.fatal : undefined) ?? (ruleById(f.rule)?.fatal === true && f.severity === 'error');
+  return [...r.input.findings, ...r.findings].filter((f) => counts(f) && fatal(f));
 }
 
 type Classification =
