@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { Rng } from '../test/analyzer/support/prng.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from '../test/e2e/browsers.ts';
-import { formatSection, measuresSection, median, type Measure } from './report.ts';
+import { formatSection, measuresSection, median, percentile, type Measure } from './report.ts';
 
 const MB = 1e6;
 /** Under the default per-tab cap of 64 MiB (request body included), so nothing is dropped. */
@@ -226,11 +226,6 @@ async function latencyRun(side: Side, base: string): Promise<{ delays: number[];
   const capture = side.extension ? await captured(side.browser, url, r.bytes) : null;
   await sleep(SETTLE_MS);
   return { ...r, capture };
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
 const round = (x: number, digits: number): number => Number(x.toFixed(digits));

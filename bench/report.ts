@@ -33,6 +33,12 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** The nearest-rank percentile `p` (0–100) of `xs`. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
 export function formatSection(s: Section): string {
   const cells = [s.columns, ...s.rows.map((r) => r.map(String))];
   const widths = s.columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));

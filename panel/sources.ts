@@ -5,7 +5,7 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
 import {
-  PANEL_PORT,
+  PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
 import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
@@ -14,7 +14,7 @@ import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
-/** Coalesces bursts of updates (the worker flushes every 20 ms, an import every 40 ms) into one render. */
+/** Coalesces bursts of updates (the worker posts as soon as it has analysed a batch, an import at most every 40 ms) into one render per frame. */
 class Emitter {
   private listeners = new Set<Listener>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -283,5 +283,6 @@ function statsOf(xs: PanelExchange[]): SessionStats {
     exchanges: xs.length, events, bytes,
     dropped: { exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 },
     limits: { maxEvents: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
+    unsaved: noneUnsaved(),
   };
 }

@@ -7,12 +7,13 @@
  *    relay hands emptied staging buffers back on the same channel (see `STAGING_BYTES`).
  * 2. Relay → worker: `RelayToWorker` over a runtime Port named `CAPTURE_PORT`; the worker answers `WorkerToRelay`.
  *    Every batch of capture messages carries a per-document sequence number; the worker acknowledges what it
- *    has persisted, and after the worker was stopped the relay reconnects and resends everything unacknowledged.
+ *    has stored, and only that: after the worker was stopped the relay reconnects and resends everything unacknowledged.
  * 3. Extension pages → worker:
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
- *      `exchangeIds` only those exchanges of that tab).
+ *      `exchangeIds` only those exchanges of that tab). After a worker restart, `export` and `session`
+ *      answer once the tab's stored log is replayed; `sessions` and panels see the replay as it goes.
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
@@ -37,7 +38,7 @@ export const LIMITS = {
   /** Exchanges one document may have open at once; more are dropped and counted. */
   openExchanges: 256,
   /**
-   * Response bytes the relay keeps unacknowledged (in flight, or waiting for a stopped worker); beyond it
+   * Response bytes the relay keeps unacknowledged (in flight, not yet stored, or waiting for a stopped worker); beyond it
    * chunks are dropped and counted. As large as a tab's default cap: a page reading faster than the worker
    * analyses and persists must not lose what the worker would still have kept.
    */
@@ -123,11 +124,11 @@ export type RelayToWorker =
   | { type: 'capture'; seq: number; msgs: CaptureMessage[] };
 
 export type WorkerToRelay =
-  /** Reply to hello: the highest seq of this document the worker already holds, and whether bytes may travel unencoded. */
+  /** Reply to hello: the highest seq of this document the worker has stored, and whether bytes may travel unencoded. */
   | { type: 'welcome'; ack: number; binary: boolean; recording: boolean }
   /** The user paused (false) or resumed (true) capture for the tab: the page stops or starts recording new exchanges. */
   | { type: 'recording'; on: boolean }
-  /** Everything up to `seq` is persisted; the relay may forget it. */
+  /** Everything up to `seq` is stored; the relay may forget it. */
   | { type: 'ack'; seq: number };
 
 // ── 3. worker ⇄ extension pages ──────────────────────────────────────────────
@@ -147,12 +148,30 @@ export interface DropCounts {
   rejected: number;
 }
 
+/**
+ * Capture the worker holds but has not stored. The relay keeps it too until the worker acknowledges
+ * it as stored, so a stopped worker gets it back — unless the page is gone by then, or its relay
+ * already held `LIMITS.relayBuffer` bytes and dropped (and counted) chunks beyond them.
+ */
+export interface Unsaved {
+  /** Capture messages applied but not stored. */
+  messages: number;
+  /** Their request and response bytes. */
+  bytes: number;
+  /** The store's error while writes keep failing (or it could not be opened); null while a write is merely under way. */
+  error: string | null;
+  /** When writes began failing (ms since epoch), or null. */
+  since: number | null;
+}
+export const noneUnsaved = (): Unsaved => ({ messages: 0, bytes: 0, error: null, since: null });
+
 export interface SessionStats {
   exchanges: number;
   events: number;
   bytes: number;
   dropped: DropCounts;
   limits: Limits;
+  unsaved: Unsaved;
 }
 
 export interface EventView {

@@ -62,8 +62,20 @@ export class ExchangeAnalyzer {
   }
 
   push(chunk: Uint8Array, time: number): void {
+    const steps = this.pushing(chunk, time);
+    while (!steps.next().done);
+  }
+
+  /**
+   * `push`, pausing after each frame: a caller that must stay responsive (the extension's worker)
+   * resumes it when it has time, and the result is the same as pushing in one go.
+   */
+  *pushing(chunk: Uint8Array, time: number): Generator<void, void> {
     if (this.ended || this.rejected) return;
-    for (const item of this.decoder.push(chunk, time)) this.item(item);
+    for (const item of this.decoder.push(chunk, time)) {
+      this.item(item);
+      yield;
+    }
   }
 
   end(time: number): void {
