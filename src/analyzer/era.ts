@@ -104,17 +104,24 @@ const RETIRED_EVENT_TYPES: ReadonlySet<string> = new Set(['THINKING_START', 'THI
 /** Events whose JSON Patch list @ag-ui/core 0.0.59 types z.array(z.any()): any operation reaches applyPatch, which warns on one it cannot apply. */
 const UNTYPED_PATCHES: ReadonlySet<string> = new Set(['STATE_DELTA', 'ACTIVITY_DELTA']);
 
+/** Members 1.0 requires that @ag-ui/core 0.0.59 types z.any(), which a missing member satisfies: the client applies the event. */
+const UNTYPED_REQUIRED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot', RAW: 'event', CUSTOM: 'value' };
+
 /**
  * Whether one enforcement finding on `event` is a 1.0-readiness item of a pre-1.0 exchange although its rule
- * reads otherwise (PRE_1_0_READINGS): a null the pre-1.0 client reads as absent (`nulls`, the paths
- * withoutPre10Nulls removed), a retired THINKING_* event, or an operation 1.0 does not describe in a patch
- * list 0.0.59 leaves untyped.
+ * reads otherwise (PRE_1_0_READINGS), the pre-1.0 client accepting what the rest of the rule covers it
+ * rejecting: a null it reads as absent (`nulls`, the paths withoutPre10Nulls removed), a required member it
+ * types z.any() left out, a retired THINKING_* event, an operation 1.0 does not describe in a patch list it
+ * leaves untyped.
  */
 export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly string[]): boolean {
-  const type = isObject(event) && typeof event.type === 'string' ? event.type : '';
+  if (!isObject(event)) return false;
+  const type = typeof event.type === 'string' ? event.type : '';
   switch (f.rule) {
-    case 'schema/malformed':
-      return nulls.includes(f.path ?? '');
+    case 'schema/malformed': {
+      const untyped = UNTYPED_REQUIRED[type];
+      return nulls.includes(f.path ?? '') || (untyped !== undefined && f.path === `/${untyped}` && !(untyped in event));
+    }
     case 'unrecognised/event-type':
       return RETIRED_EVENT_TYPES.has(type);
     case 'unrecognised/union-member':
@@ -126,8 +133,8 @@ export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly s
 
 /**
  * The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it.
- * `readinessOnly` holds findings that are readiness items whatever their rule: a pre-1.0 null (above), or
- * reasoning left open at RUN_FINISHED (the pre-1.0 client never checks it; analyzer/discipline.ts).
+ * `readinessOnly` holds findings that are readiness items whatever their rule: by pre10ReadinessOnly (above),
+ * or reasoning left open at RUN_FINISHED (the pre-1.0 client never checks it; analyzer/discipline.ts).
  */
 export function splitReadiness(findings: readonly Finding[], fatalRules: ReadonlySet<string>, readinessOnly: ReadonlySet<Finding> = new Set()): { findings: Finding[]; fatal: boolean } {
   let fatal = false;

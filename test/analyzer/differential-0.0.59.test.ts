@@ -20,9 +20,6 @@ const zodOnly = (error: string, ok: (code: string, path: (string | number)[]) =>
 
 const THINKING = /^THINKING_/;
 
-/** Members 1.0 requires that @ag-ui/core 0.0.59 types z.any(), which a missing member satisfies. */
-const ANY_TYPED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot', RAW: 'event', CUSTOM: 'value' };
-
 const DIFFERENCES_059: readonly Difference[] = [
   ...UNCHECKED_IDENTITY,
   TRUNCATION,
@@ -31,7 +28,7 @@ const DIFFERENCES_059: readonly Difference[] = [
   {
     kind: 'strict-outcome',
     spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "a property a closed object does not describe is stripped, never fatal; 0.0.59 declares RUN_FINISHED's and SUBAGENT_FINISHED's outcome schemas .strict() and rejects the event",
+    why: "a property a closed object does not describe is stripped, never fatal; 0.0.59 declares RUN_FINISHED's and SUBAGENT_FINISHED's outcome schemas .strict() and rejects the event. The analyzer reads unrecognised/property as a readiness item (era.ts) for the passthrough top level, where 0.0.59 keeps such members",
     rejection: (error, c) =>
       zodOnly(error, (code, path) => code === 'unrecognized_keys' && path[0] === 'outcome') && c.analyzer.findings.some((f) => f.rule === 'unrecognised/property' && f.path?.startsWith('/outcome/') === true),
   },
@@ -54,7 +51,7 @@ const DIFFERENCES_059: readonly Difference[] = [
   {
     kind: 'null-subagent-run-id-unknown-member',
     spec: 'basic/processing#what-a-consumer-does-with-unrecognised-material',
-    why: "on an event 1.0 gives no subagentRunId (RUN_*, MESSAGES_SNAPSHOT, ...) the member is unrecognised and stripped, whatever its value (a readiness item); 0.0.59's verifyEvents rejects 'subagentRunId: null' on every event before looking at its type",
+    why: "on an event 1.0 gives no subagentRunId (RUN_*, MESSAGES_SNAPSHOT, ...) the member is unrecognised and stripped, whatever its value (a readiness item: a per-finding reading the other way, fatal, would fail the exchange on a warning the report could not explain); 0.0.59's verifyEvents rejects 'subagentRunId: null' on every event before looking at its type",
     rejection: (error, c) => {
       const type = /^Cannot send '([A-Z_]+)' with 'subagentRunId: null'/.exec(error)?.[1];
       return type !== undefined && c.analyzer.findings.some((f) => f.rule === 'unrecognised/property' && f.path === '/subagentRunId' && f.event !== null && (c.frames[f.event] as { type?: string }).type === type);
@@ -80,16 +77,6 @@ const DIFFERENCES_059: readonly Difference[] = [
       const id = /^Cannot send 'REASONING_(?:MESSAGE_)?START': subagentRunId '[^']*' does not match the reasoning message '([^']*)' opener's/.exec(error)?.[1];
       const uses = (pattern: RegExp): boolean => events(c).some((e) => pattern.test(e.type) && e.messageId === id);
       return id !== undefined && uses(/^REASONING_START$/) && uses(/^REASONING_MESSAGE_(START|CHUNK)$/);
-    },
-  },
-  {
-    kind: 'any-typed-member-absent',
-    spec: 'client-0.0.59:EventSchemas',
-    why: "1.0 requires STATE_SNAPSHOT.snapshot, RAW.event and CUSTOM.value, so an event missing one is malformed and the run fails (basic/processing#the-rule); @ag-ui/core 0.0.59 types them z.any(), which accepts a missing member, so its client applies the event (an undefined state, an empty value). The analyzer counts this schema/malformed finding in the pre-1.0 reading: telling it apart needs a per-finding reading like the one for pre-1.0 nulls (era.ts withoutPre10Nulls), with no 1.0 value to verify in its place",
-    finding: (f, c) => {
-      const ev = f.event === null ? undefined : c.frames[f.event];
-      const member = typeof ev === 'object' ? ANY_TYPED[ev.type] : undefined;
-      return f.rule === 'schema/malformed' && member !== undefined && f.path === `/${member}` && typeof ev === 'object' && !(member in ev);
     },
   },
 ];

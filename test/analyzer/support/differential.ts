@@ -71,10 +71,11 @@ export interface Reference {
 export const events = (c: Case): Event[] => c.frames.filter((f): f is Event => typeof f !== 'string');
 
 /** A finding that counts toward the exchange's verdict: a pre-1.0 exchange's readiness items never do. */
-export const counts = (f: Finding): boolean => f.readiness !== true;
+const counts = (f: Finding): boolean => f.readiness !== true;
 
-/** The findings that fail the exchange: fatal by their rule, or by the rule's pre-1.0 reading (era.ts) when the report is split. */
-export function fatalFindings(r: ExchangeReport): Finding[] {
+/** The findings that fail the case's exchange: fatal by their rule, or by the rule's pre-1.0 reading (era.ts) when the report is split. */
+function fatalFindings(c: Case): Finding[] {
+  const r = c.analyzer;
   const fatal = (f: Finding): boolean => (r.readiness !== null ? pre10Reading(f.rule)?.fatal : undefined) ?? (ruleById(f.rule)?.fatal === true && f.severity === 'error');
   return [...r.input.findings, ...r.findings].filter((f) => counts(f) && fatal(f));
 }
@@ -115,7 +116,7 @@ function analyze(ref: Reference, transport: Transport, input: Record<string, unk
 
 /** Explains an analyzer-only failure directly, or by neutralising one difference and judging what is left. */
 function explainFailure(ref: Reference, c: Case, table: readonly Difference[]): string[] | null {
-  const fatal = fatalFindings(c.analyzer);
+  const fatal = fatalFindings(c);
   const direct = fatal.length > 0 ? explainFindings(fatal, c, table) : null;
   if (direct) return direct;
   for (const d of table) {
@@ -123,7 +124,7 @@ function explainFailure(ref: Reference, c: Case, table: readonly Difference[]): 
     if (!frames) continue;
     const again: Case = { ...c, frames, analyzer: analyze(ref, c.transport, c.input, frames, c.keep) };
     if (again.analyzer.verdict === 'completed') return [d.kind];
-    const rest = explainFindings(fatalFindings(again.analyzer), again, [...ref.differences, ...ref.regressions]);
+    const rest = explainFindings(fatalFindings(again), again, [...ref.differences, ...ref.regressions]);
     if (rest) return [d.kind, ...rest];
   }
   return null;
@@ -137,7 +138,7 @@ function classify(ref: Reference, c: Case): Classification {
     if (documented) return { kind: 'documented', differences: documented };
     const suspect = explainFailure(ref, c, [...ref.differences, ...ref.regressions]);
     if (suspect) return { kind: 'suspect', differences: suspect.filter((k) => ref.regressions.some((d) => d.kind === k)) };
-    const shown = fatalFindings(c.analyzer).map((f) => `${f.rule} #${f.event}${f.path ?? ''} (${f.message})`).join('; ');
+    const shown = fatalFindings(c).map((f) => `${f.rule} #${f.event}${f.path ?? ''} (${f.message})`).join('; ');
     return { kind: 'unexplained', why: `analyzer fails on ${shown || 'no fatal finding'}; reference accepts` };
   }
   const error = c.reference.error ?? '';
@@ -202,7 +203,7 @@ async function campaign(ref: Reference, transport: Transport, seed: number): Pro
         if (c.reference.rejected) {
           t.bothFail++;
           // Agreement by coincidence hides a miss: the analyzer must fail for a reason the reference shares.
-          if (explainFindings(fatalFindings(c.analyzer), c, ref.differences) && !ref.differences.some((d) => d.rejection?.(c.reference.error ?? '', c))) {
+          if (explainFindings(fatalFindings(c), c, ref.differences) && !ref.differences.some((d) => d.rejection?.(c.reference.error ?? '', c))) {
             t.unexplained.push(describeCase(c, 'both fail, but the analyzer only for reasons the reference does not share'));
           }
         }
