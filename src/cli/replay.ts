@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { CapturedExchange } from '../formats/exchange.ts';
 import { FormatError, readExchanges } from '../formats/read.ts';
-import { ReplayPlan, unmatchedBody } from '../recording/replay.ts';
+import { pathOf, ReplayPlan, unmatchedBody } from '../recording/replay.ts';
 import { printable } from './printable.ts';
 import { REPLAY_USAGE } from './usage.ts';
 
@@ -87,7 +87,7 @@ export async function startReplay(exchanges: readonly CapturedExchange[], o: Rep
   const server: Server = createServer((req, res) => {
     void (async () => {
       const headers = corsHeaders(req);
-      const path = req.url ?? '/';
+      const path = pathOf(req.url);
       if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end();
       if (req.method !== 'POST') {
         const body = JSON.stringify({ replaying: plan.size, how: 'POST each RunAgentInput to the path it was recorded at' });

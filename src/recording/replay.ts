@@ -2,8 +2,8 @@
  * Which recorded exchange answers a replayed request: the matching half of `agui-inspector replay`,
  * browser- and Node-free so it is tested alone (the server is src/cli/replay.ts).
  *
- * A request is answered by the next unserved exchange recorded on the same endpoint path and the same
- * thread. An app replayed against a recording usually starts threads of its own, so an incoming thread
+ * A request is answered by the next unserved exchange recorded on the same endpoint path (its query
+ * aside) and the same thread. An app replayed against a recording usually starts threads of its own, so an incoming thread
  * id the recording does not know is paired, once, with the first recorded thread on that path that no
  * other incoming thread has taken; from then on the two threads advance together, exchange by exchange.
  * A request nothing can answer gets the closest recorded exchange and how it differs, so whoever replays
@@ -27,12 +27,14 @@ export type ReplayMatch =
   | { ok: true; index: number; exchange: CapturedExchange; differences: string[] }
   | { ok: false; message: string; closest: { index: number; url: string | null; differences: string[] } | null };
 
-/** Where an exchange was sent: the URL's path (and query), or `/` when the recording kept no URL. */
+/**
+ * Where an exchange was sent: the URL's path, or `/` when the recording kept no URL. The query string is
+ * left out: an export redacts its values by default, and an app's query is seldom what tells its runs apart.
+ */
 export function pathOf(url: string | undefined): string {
   if (url === undefined) return '/';
   try {
-    const u = new URL(url, 'http://recording.invalid');
-    return u.pathname + u.search;
+    return new URL(url, 'http://recording.invalid').pathname;
   } catch {
     return url;
   }
