@@ -1,13 +1,13 @@
 import { isObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
-import { enforcementFindings } from '../schema/rules.ts';
+import { enforcementFindings, SCHEMA_RULES } from '../schema/rules.ts';
 import { createDecoder } from '../wire/index.ts';
 import { TRANSPORT_RULES } from '../wire/rules.ts';
 import type { WireItem } from '../wire/types.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
-import { splitReadiness, type Era } from './era.ts';
+import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls, type Era } from './era.ts';
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
@@ -103,10 +103,22 @@ export class ExchangeAnalyzer {
       return;
     }
     const result = enforce.event(item.value, this.version);
+    const pre10 = this.mayBePre10(item.value);
+    const legacy = pre10 ? withoutPre10Nulls(item.value) : null;
     if (result.verdict !== 'ok' || result.stripped.length > 0) {
-      for (const f of enforcementFindings(result, this.version, index)) this.sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+      for (const f of enforcementFindings(result, this.version, index)) {
+        this.sink.add(f, result.verdict === 'fatal' && f.rule === SCHEMA_RULES.malformed.id, pre10 && pre10ReadinessOnly(f, item.value, legacy?.paths ?? []));
+      }
     }
-    if (result.verdict === 'ok' && isObject(result.value)) this.verifier.handle(result.value as Ev, index!);
+    // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
+    const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
+    if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
+  }
+
+  /** Whether the exchange can still turn out pre-1.0 (report's era) with this event: nothing declared a version so far. */
+  private mayBePre10(event: unknown): boolean {
+    if (this.o.as !== undefined || this.input.declared !== null) return false;
+    return !(isObject(event) && event.protocolVersion !== undefined) && this.verifier.runs.every((r) => r.protocolVersion === null);
   }
 
   /** The report as of now: final after `end()`, live before it. */
@@ -123,7 +135,7 @@ export class ExchangeAnalyzer {
     const base = { source: this.o.source, era, consumerVersion: this.version, negotiation: { consumer: this.input.declared, producer, verdict: negotiation }, runs };
     // `--as` asks for one version's reading: no split.
     if (era === '1.x' || this.o.as !== undefined) return { ...base, input, verdict, readiness: null, findings };
-    const pre = splitReadiness(findings, this.sink.fatalRules);
+    const pre = splitReadiness(findings, this.sink.fatalRules, this.sink.pre10Readiness);
     const preInput = splitReadiness(input.findings, this.input.fatalRules);
     return {
       ...base,
