@@ -34,12 +34,13 @@
  * any group on every value in it is filled. Protobuf frames are redacted in place when each value's
  * encoding occurs exactly once in the frame, and re-encoded otherwise (recorded in `reencoded`).
  */
-import { decode, encode } from '@ag-ui/proto';
+import { encode } from '@ag-ui/proto';
 import { bodyOf, type CapturedExchange, type Chunk } from '../formats/exchange.ts';
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
 import { concatBytes } from '../bytes.ts';
+import { decodeEvent } from '../wire/proto-decode.ts';
 
 export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps'] as const;
 export type RedactionGroup = (typeof REDACTION_GROUPS)[number];
@@ -474,7 +475,7 @@ export class Redactor {
   }
 
   private protoEvent(offset: number, payload: Uint8Array, splices: Splice[], source: string): void {
-    const copy: unknown = decode(payload);
+    const copy: unknown = decodeEvent(payload);
     const refs = new Map<Leaf, { holder: Holder; key: string | number }>();
     const leaves = targets(treeOf(copy, refs), walkEvent, this.groups);
     const writes: { at: number; bytes: Uint8Array }[] = [];
