@@ -4,7 +4,7 @@ import { OriginControl } from './origin.tsx';
 import type { Finding } from '../src/rules/types.ts';
 import { fullOf, inputOf, pendingInterruptsFor, reportOf, runsOf } from './analysis.ts';
 import {
-  durationOf, endpointOf, formatBytes, formatMs, transportLabel, verdictOf,
+  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
 import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
@@ -131,13 +131,14 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
             ref={(el) => { if (el) el.indeterminate = ticked > 0 && ticked < exchanges.length; }}
             onChange={(e) => onChoose(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
-        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true">Status</span><span aria-hidden="true">Transport</span><span aria-hidden="true">Verdict</span>
-        <span aria-hidden="true">Runs</span><span aria-hidden="true">Events</span><span aria-hidden="true">Duration</span><span aria-hidden="true">Findings</span>
+        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
+        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true">Findings</span>
       </div>
       <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
         {exchanges.map((x, i) => {
           const verdict = verdictOf(x);
+          const hint = rowHintOf(x);
           const all = x.report ? allFindings(x.report) : null;
           const findings = all ? presentFindings(all).length : null;
           const readiness = all ? all.length - findings! : 0;
@@ -162,13 +163,16 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
                   data-testid="exchange-select" data-id={x.id} />
               </span>
               <span class="muted">{i + 1}</span>
-              <span class="endpoint" title={x.url}>{x.method} {endpointOf(x.url)}</span>
-              <span>{x.status ?? '…'}</span>
-              <span>{transportLabel(x.contentType)}</span>
+              <span class="endpoint" title={x.url}>
+                <span class="path">{x.method} {endpointOf(x.url)}</span>
+                <span class="hint muted" data-testid="exchange-hint">{[hint.time, hint.ids, hint.words].filter(Boolean).join(' · ')}</span>
+              </span>
+              <span class="c-status">{x.status ?? '…'}</span>
+              <span class="c-transport">{transportLabel(x.contentType)}</span>
               <span><span class={`badge v-${verdict}`}>{verdict}</span>{x.report?.era === 'pre-1.0' ? <> <EraBadge /></> : null}</span>
-              <span>{x.report?.runs.length ?? '—'}</span>
-              <span>{x.events.length}</span>
-              <span>{formatMs(durationOf(x))}</span>
+              <span class="c-runs">{x.report?.runs.length ?? '—'}</span>
+              <span class="c-events">{x.events.length}</span>
+              <span class="c-duration">{formatMs(durationOf(x))}</span>
               <span title={readiness > 0 ? `${findings} findings, and ${readiness} 1.0-readiness items` : undefined}>
                 {findings ?? '—'}{readiness > 0 ? <span class="muted" data-testid="readiness-count"> +{readiness}</span> : null}
               </span>

@@ -14,7 +14,7 @@ import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
-/** Coalesces bursts of updates (the worker flushes every 20 ms, an import every 40 ms) into one render. */
+/** Coalesces bursts of updates (the worker posts as soon as it has analysed a batch, an import at most every 40 ms) into one render per frame. */
 class Emitter {
   private listeners = new Set<Listener>();
   private timer: ReturnType<typeof setTimeout> | null = null;

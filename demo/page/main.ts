@@ -11,6 +11,8 @@ export interface DemoRunOptions {
   delay?: number;
   threadId?: string;
   runId?: string;
+  /** The agent's origin, when it is not the page's: a replay server (`agui-inspector replay`), say. */
+  base?: string;
 }
 
 export interface DemoRunResult {
@@ -65,8 +67,8 @@ function selectedTransport(): DemoTransport {
   return document.querySelector<HTMLInputElement>('input[name="transport"]:checked')?.value === 'protobuf' ? 'protobuf' : 'sse';
 }
 
-function agentUrl(scenario: string, delay: number | undefined): string {
-  const url = new URL(`/agent/${encodeURIComponent(scenario)}`, location.origin);
+function agentUrl(scenario: string, delay: number | undefined, base = location.origin): string {
+  const url = new URL(`/agent/${encodeURIComponent(scenario)}`, base);
   if (delay !== undefined) url.searchParams.set('delay', String(delay));
   return url.href;
 }
@@ -99,7 +101,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
       return { events: [], error: 'no pending interrupts: run "interrupt" first' };
     }
     agent = interruptedThread;
-    agent.url = agentUrl(scenario, opts.delay);
+    agent.url = agentUrl(scenario, opts.delay, opts.base);
     resume = resumeEntriesFor(agent.pendingInterrupts, opts.resume);
     // The official client refuses an incomplete resume before sending it, as a
     // consumer must. Forgetting the interrupts makes this page the defective
@@ -108,7 +110,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
   } else {
     const initialMessages: Message[] = [{ id: 'user-1', role: 'user', content: prompts[scenario] ?? 'Hello!' }];
     agent = new DemoHttpAgent({
-      url: agentUrl(scenario, opts.delay),
+      url: agentUrl(scenario, opts.delay, opts.base),
       initialMessages,
       initialState: { preferences: { units: 'metric', currency: 'EUR' } },
       ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),

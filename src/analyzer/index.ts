@@ -1,5 +1,5 @@
 /** The analyzer's public surface: what the CLI, the background worker and the panel build on. */
-import type { CapturedExchange } from '../formats/exchange.ts';
+import type { CapturedExchange, Chunk } from '../formats/exchange.ts';
 import type { ProtocolVersion } from '../rules/types.ts';
 import { ExchangeAnalyzer } from './exchange.ts';
 import { ThreadTracker } from './thread.ts';
@@ -15,19 +15,33 @@ export type * from './types.ts';
 /** Analyses a recorded session in order, so resume coverage is checked across its exchanges. */
 export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVersion): ExchangeReport[] {
   const thread = new ThreadTracker();
-  return exchanges.map((x) => {
-    const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
-    const a = new ExchangeAnalyzer({
-      source: x.source,
-      requestBody: x.requestBody,
-      contentType: x.responseContentType,
-      status: x.status,
-      as,
-      thread,
-      sentAt: Number.isNaN(started) ? undefined : started,
-    });
-    for (const c of x.chunks) a.push(c.bytes, c.time);
-    a.end(x.chunks.at(-1)?.time ?? 0);
-    return a.report();
+  return exchanges.map((x) => analyzeExchange(x, x.chunks, { as, thread }));
+}
+
+/**
+ * Analyses one exchange whose body is `chunks`, consumed as they come: a body read from disk chunk by
+ * chunk is never held whole, so its size is bounded by the analyzer's memory, not by the file's.
+ */
+export function analyzeExchange(
+  x: Omit<CapturedExchange, 'chunks'>,
+  chunks: Iterable<Chunk>,
+  o: { as?: ProtocolVersion; thread?: ThreadTracker } = {},
+): ExchangeReport {
+  const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
+  const a = new ExchangeAnalyzer({
+    source: x.source,
+    requestBody: x.requestBody,
+    contentType: x.responseContentType,
+    status: x.status,
+    as: o.as,
+    thread: o.thread,
+    sentAt: Number.isNaN(started) ? undefined : started,
   });
+  let last = 0;
+  for (const c of chunks) {
+    a.push(c.bytes, c.time);
+    last = c.time;
+  }
+  a.end(last);
+  return a.report();
 }

@@ -11,7 +11,8 @@
  *   MessagePort in the document's first HANDSHAKE message; we accept exactly one and stop its
  *   propagation, so page scripts never see that port. Later handshakes are ignored. (A page can still
  *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture);
- * - read anything the extension holds: this script sends to the worker and receives only acks.
+ * - read anything the extension holds: this script sends to the worker and receives only acks and the
+ *   tab's record/pause state, which it passes on to the page script as `{ recording }`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {

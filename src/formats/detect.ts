@@ -56,9 +56,16 @@ export function isBareRunAgentInput(v: unknown): v is JsonObject {
   return isObject(v) && 'threadId' in v && 'runId' in v && 'messages' in v;
 }
 
+/** The RunAgentInput a parsed request body carries, bare or in a known envelope; null when it carries none. */
+export function runAgentInputOf(value: unknown): JsonObject | null {
+  if (isBareRunAgentInput(value)) return value;
+  const inner = envelopeOf(value)?.inner;
+  return isBareRunAgentInput(inner) ? inner : null;
+}
+
 /** Whether a parsed request body is a RunAgentInput, bare or in a known envelope. */
 export function isRunAgentInputValue(value: unknown): boolean {
-  return isBareRunAgentInput(value) || isBareRunAgentInput(envelopeOf(value)?.inner);
+  return runAgentInputOf(value) !== null;
 }
 
 /** The same for body text; the caller bounds its size. */

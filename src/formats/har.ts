@@ -5,6 +5,7 @@ import { transportOf } from '../wire/index.ts';
 import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
 import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
+import { withoutUserInfo } from './url.ts';
 
 /**
  * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose
@@ -81,7 +82,7 @@ function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unkn
   const last = x.chunks[x.chunks.length - 1]?.time ?? 0;
   const wait = Math.max(0, first);
   const receive = Math.max(0, last - wait);
-  const url = x.url ?? 'about:blank';
+  const url = withoutUserInfo(x.url ?? 'about:blank');
   const requestType = x.requestContentType ?? (x.requestBody !== undefined ? 'application/json' : undefined);
   const request: Record<string, unknown> = {
     method: x.method ?? 'POST',
@@ -250,7 +251,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
       responseContentType,
       chunks: chunksOf(body, entry._agui, entry.time),
     };
-    if (typeof request.url === 'string') x.url = request.url;
+    if (typeof request.url === 'string') x.url = withoutUserInfo(request.url);
     if (typeof request.method === 'string') x.method = request.method;
     if (typeof response.status === 'number') x.status = response.status;
     if (typeof entry.startedDateTime === 'string') x.startedDateTime = entry.startedDateTime;
