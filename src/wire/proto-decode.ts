@@ -174,6 +174,9 @@ interface Msg {
   /** Oneof members (a bit per field number) and the wire type each must arrive with to count as one. */
   arms: number;
   armWireTypes: number[];
+  /** Each field's initial slot value, and the indices of the repeated fields (which start as fresh arrays). */
+  initial: Slots;
+  repeated: number[];
 }
 
 const WIRE_TYPE: Record<K, number> = {
@@ -186,7 +189,7 @@ const bit = (no: number): number => (no < 32 ? 1 << no : 0);
 function compile(): Map<string, Msg> {
   const msgs = new Map<string, Msg>();
   for (const name of Object.keys(SCHEMA)) {
-    msgs.set(name, { name, fields: [], byNo: [], singular: 0, scan: [], merge: [], arms: 0, armWireTypes: [] });
+    msgs.set(name, { name, fields: [], byNo: [], singular: 0, scan: [], merge: [], arms: 0, armWireTypes: [], initial: [], repeated: [] });
   }
   for (const [name, spec] of Object.entries(SCHEMA)) {
     const msg = msgs.get(name)!;
@@ -202,6 +205,8 @@ function compile(): Map<string, Msg> {
       const field: Field = { name: fieldName, no: n, index: msg.fields.length, kind, type, repeated, initial, tag: (n << 3) | WIRE_TYPE[kind] };
       msg.fields.push(field);
       msg.byNo[n] = field;
+      msg.initial.push(initial);
+      if (repeated) msg.repeated.push(field.index);
     }
   }
   const value = msgs.get('Value')!;
@@ -234,13 +239,14 @@ const FIELDS_ENTRY = msg('FieldsEntry');
 
 /** The envelope itself: 31 arms, each a singular message; no oneof clearing (its check rejects mixed arms first). */
 const ENVELOPE: Msg = (() => {
-  const m: Msg = { name: 'Event', fields: [], byNo: [], singular: 0, scan: [], merge: [], arms: 0, armWireTypes: [] };
+  const m: Msg = { name: 'Event', fields: [], byNo: [], singular: 0, scan: [], merge: [], arms: 0, armWireTypes: [], initial: [], repeated: [] };
   ARMS.forEach(([, name], i) => {
     const no = i + 1;
     const type = msg(name);
     const f: Field = { name, no, index: i, kind: K.Message, type, repeated: false, initial: undefined, tag: (no << 3) | 2 };
     m.fields.push(f);
     m.byNo[no] = f;
+    m.initial.push(undefined);
     m.singular |= bit(no);
     m.scan[no] = m.merge[no] = type;
   });
@@ -258,8 +264,16 @@ const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 class Reader {
   pos = 0;
   len: number;
-  constructor(readonly buf: Uint8Array) {
+  constructor(public buf: Uint8Array) {
     this.len = buf.length;
+  }
+
+  /** Points the reader at other bytes: decodeEvent reuses one reader for every frame. */
+  reset(buf: Uint8Array): this {
+    this.buf = buf;
+    this.len = buf.length;
+    this.pos = 0;
+    return this;
   }
 
   assertBounds(): void {
@@ -631,12 +645,9 @@ function mergeFields(data: Uint8Array, spec: Msg): Uint8Array {
 type Slots = unknown[];
 
 function readSlots(r: Reader, m: Msg, end: number): Slots {
-  const slots: Slots = new Array(m.fields.length);
-  const fields = m.fields;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    slots[i] = f.repeated ? [] : f.initial;
-  }
+  // A copy of the initial values; only repeated fields need fresh arrays of their own.
+  const slots: Slots = m.initial.slice();
+  for (const i of m.repeated) slots[i] = [];
   while (r.pos < end) {
     const tag = r.uint32();
     const f = m.byNo[tag >>> 3];
@@ -905,13 +916,15 @@ function canonical(r: Reader, end: number, spec: Msg, envelope: boolean): boolea
   return r.pos === end;
 }
 
+const frameReader = new Reader(new Uint8Array(0));
+
 /**
  * One frame's message bytes as the event `@ag-ui/proto`'s `decode` returns, or its error:
  * `UnknownEventVariantError` for a frame carrying only later-version arms, an Error otherwise.
  */
 export function decodeEvent(data: Uint8Array): Obj {
   let bytes = data;
-  const reader = new Reader(data);
+  const reader = frameReader.reset(data);
   if (!canonical(reader, data.length, ENVELOPE, true)) {
     scanMessage(data, ENVELOPE, true);
     if (mergeNeeded(data, ENVELOPE)) bytes = mergeFields(data, ENVELOPE);

@@ -39,7 +39,7 @@ export class ProtoDecoder implements StreamDecoder {
     const held = complete > 0 ? v.slice(0, complete) : v;
     for (let at = 0; at < complete; ) {
       const size = PREFIX + readLength(held, at);
-      this.frame(held.subarray(at + PREFIX, at + size), { offset: this.q.base + at, size, time }, out);
+      this.frame(held.subarray(at + PREFIX, at + size), this.q.base + at, size, time, out);
       at += size;
     }
     if (tooLarge >= 0) {
@@ -76,10 +76,11 @@ export class ProtoDecoder implements StreamDecoder {
     return out;
   }
 
-  private frame(message: Uint8Array, at: { offset: number; size: number; time: number }, out: WireItem[]): void {
+  private frame(message: Uint8Array, offset: number, size: number, time: number, out: WireItem[]): void {
     try {
-      out.push({ kind: 'event', raw: message, value: decodeEvent(message), ...at });
+      out.push({ kind: 'event', raw: message, value: decodeEvent(message), offset, size, time });
     } catch (err) {
+      const at = { offset, size, time };
       if (err instanceof UnknownEventVariantError) {
         out.push(
           problem(
