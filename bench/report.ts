@@ -27,6 +27,11 @@ export function measuresSection(title: string, rows: Measure[], notes: string[] 
   };
 }
 
+/** One pipeline's row of a throughput table: events, MB, ms, events/s, MB/s. */
+export function throughputRow(name: string, events: number, mb: number, ms: number): (string | number)[] {
+  return [name, events, mb.toFixed(1), ms.toFixed(0), Math.round(events / (ms / 1000)).toLocaleString('en'), (mb / (ms / 1000)).toFixed(1)];
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -26,6 +26,9 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   onState?: (step: StateStep) => void;
 }
 
+/** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
+const SLICE = 64 * 1024;
+
 /**
  * The whole pipeline for one request/response pair, incremental over the response's chunks:
  * wire decoding → enforcement → chunk expansion → verification. Findings are available at any
@@ -72,9 +75,13 @@ export class ExchangeAnalyzer {
    */
   *pushing(chunk: Uint8Array, time: number): Generator<void, void> {
     if (this.ended || this.rejected) return;
-    for (const item of this.decoder.push(chunk, time)) {
-      this.item(item);
-      yield;
+    // A body read whole (a file) is fed in slices: each slice's events are judged and let go while
+    // young, instead of every event of the body being decoded, held and promoted before the first is judged.
+    for (let at = 0; at < chunk.length; at += SLICE) {
+      for (const item of this.decoder.push(chunk.subarray(at, at + SLICE), time)) {
+        this.item(item);
+        yield;
+      }
     }
   }
 

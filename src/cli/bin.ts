@@ -1,6 +1,5 @@
-import { run } from './main.ts';
-import { replayCommand } from './replay.ts';
 import { printable } from './printable.ts';
+import { answerAlone, parseCommand } from './usage.ts';
 
 // What run() cannot catch — a stdout closed under us (EPIPE arrives as an 'error' event) — still ends in one line and status 2.
 process.on('uncaughtException', (e) => {
@@ -14,6 +13,17 @@ const io = {
   colour: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
 };
 const argv = process.argv.slice(2);
-// replay serves until stopped; every other command runs to an exit status.
-if (argv[0] === 'replay') void replayCommand(argv.slice(1), io).then((code) => void (process.exitCode = code));
-else process.exitCode = run(argv, io);
+/** --version and --help need nothing else loaded; a command line that does not parse is run()'s to report. */
+function alone(): number | null {
+  try {
+    return answerAlone(parseCommand(argv), io.out);
+  } catch {
+    return null;
+  }
+}
+
+// replay serves until stopped; every other command runs to an exit status. Each loads only its own modules.
+if (argv[0] === 'replay') {
+  const { replayCommand } = await import('./replay.ts');
+  process.exitCode = await replayCommand(argv.slice(1), io);
+} else process.exitCode = alone() ?? (await import('./main.ts')).run(argv, io);

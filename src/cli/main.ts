@@ -1,26 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { FormatError } from '../formats/read.ts';
-import { TOOL } from '../meta.ts';
 import { ALL_RULES } from '../rules/index.ts';
 import type { ProtocolVersion } from '../rules/types.ts';
 import { checkFile, MAX_DOCUMENT_BYTES, ReadFailure, reason } from './files.ts';
 import { junit } from './junit.ts';
 import { pretty } from './pretty.ts';
 import { printable, safeJson } from './printable.ts';
-import { REPLAY_USAGE } from './usage.ts';
+import { answerAlone, parseCommand, USAGE } from './usage.ts';
 import { toContract, type FileResult } from './report.ts';
 import { sarif } from './sarif.ts';
-
-const USAGE = `Usage:
-  agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1]
-  agui-inspector rules            list every rule with its category, severity and spec section
-${REPLAY_USAGE}
-
-Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
-({ input, stream }), HAR 1.2 files and the Inspector's own recordings. --input is the request of
-every raw response body; a HAR or a fixture carries its own, and a notice says it is not used.
-Exit status: 0 every exchange completed, 1 an exchange failed, 2 a file could not be read or the tool failed.`;
 
 const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;
 type Format = (typeof FORMATS)[number];
@@ -55,21 +43,10 @@ export function run(argv: string[], io: Io): number {
 }
 
 function check(argv: string[], io: Io, say: (line: string) => void): number {
-  const parsed = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      input: { type: 'string' },
-      format: { type: 'string', default: 'pretty' },
-      as: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-      'no-color': { type: 'boolean' },
-    },
-  });
+  const parsed = parseCommand(argv);
   const [command, ...files] = parsed.positionals;
-  if (parsed.values.version) return io.out(`${TOOL.name} ${TOOL.version}\n`), 0;
-  if (parsed.values.help || command === undefined) return io.out(USAGE + '\n'), command === undefined && !parsed.values.help ? 2 : 0;
+  const answered = answerAlone(parsed, io.out);
+  if (answered !== null) return answered;
   if (command === 'rules') {
     io.out(ALL_RULES.map((r) => `${r.id.padEnd(42)} ${r.category.padEnd(12)} ${r.severity.padEnd(7)} ${r.fatal ? 'fatal' : '     '} /spec/1.0/${r.spec}\n    ${r.title}`).join('\n') + '\n');
     return 0;

@@ -48,12 +48,13 @@
  * The URL never carries user-info (`user:pass@`): the capture drops it, and so do HAR import and
  * export (formats/url.ts).
  */
-import { decode, encode } from '@ag-ui/proto';
+import { encode } from '@ag-ui/proto';
 import { bodyOf, type CapturedExchange, type Chunk } from '../formats/exchange.ts';
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
 import { concatBytes } from '../bytes.ts';
+import { decodeEvent } from '../wire/proto-decode.ts';
 
 export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps', 'query'] as const;
 export type RedactionGroup = (typeof REDACTION_GROUPS)[number];
@@ -602,7 +603,7 @@ export class Redactor {
   }
 
   private protoEvent(offset: number, payload: Uint8Array, splices: Splice[], source: string): void {
-    const copy: unknown = decode(payload);
+    const copy: unknown = decodeEvent(payload);
     const refs = new Map<Leaf, { holder: Holder; key: string | number }>();
     const leaves = targets(treeOf(copy, refs), walkEvent, this.groups);
     const writes: { at: number; bytes: Uint8Array }[] = [];
