@@ -12,6 +12,7 @@ import { toFixture } from '../src/formats/fixture.ts';
 import { readExchanges } from '../src/formats/read.ts';
 import { exportSession, type RedactionGroup } from '../src/recording/export.ts';
 import { eventView, type EventView } from '../src/messages.ts';
+import { packEvents } from './transfer.ts';
 
 export type ImportPhase = 'reading' | 'parsing' | 'analysing';
 
@@ -152,29 +153,6 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
 const SLICE_BYTES = 256 * 1024;
 
 /**
- * A hundred thousand frame texts of a kilobyte each, held as that many strings, make every full garbage
- * collection in the panel copy them all (50 ms pauses at 100 MB). Sent joined, they arrive as one string
- * in the large-object space, which is never moved, and each event's text is a slice of it.
- */
-function packEvents(events: EventView[]): { events: EventView[]; raws: string; ends: number[] } {
-  const ends: number[] = [];
-  let at = 0;
-  for (const e of events) ends.push((at += e.raw.length));
-  const raws = events.map((e) => e.raw).join('');
-  return { events: events.map((e) => ({ ...e, raw: '' })), raws, ends };
-}
-
-export function unpackEvents(m: { events: EventView[]; raws: string; ends: number[] }): EventView[] {
-  let from = 0;
-  return m.events.map((e, i) => {
-    const to = m.ends[i]!;
-    e.raw = m.raws.slice(from, to);
-    from = to;
-    return e;
-  });
-}
-
-/**
  * The chunks copied into one buffer of their own, which can be transferred: a reader's chunks may be
  * views on a buffer that holds the whole file, and cloning a view clones all of its buffer.
  */
@@ -208,18 +186,4 @@ export function copyText(set: ExchangeSet, as: 'fixture' | 'curl', name: string)
   const [x] = exchangesOf(set);
   if (!x) throw new Error('no exchange to copy');
   return as === 'fixture' ? toFixture(x, name) : toCurl(x);
-}
-
-/** `agui-<host>-<yyyymmdd-hhmmss>.har`, in local time. */
-export function exportFileName(url: string | null, at: Date): string {
-  let host = 'session';
-  try {
-    if (url) host = new URL(url).hostname || host;
-  } catch {
-    // Not a URL (a file's own name, a bare body): the generic name stays.
-  }
-  const two = (n: number): string => String(n).padStart(2, '0');
-  const date = `${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}`;
-  const time = `${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}`;
-  return `agui-${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${date}-${time}.har`;
 }

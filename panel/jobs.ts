@@ -2,7 +2,7 @@
  * The panel's side of `import-worker.ts`: one worker per job, ended with it. One more is kept started
  * and idle, because loading the worker's code is most of the wait before a dropped file's first rows.
  */
-import type { RedactionGroup } from '../src/recording/export.ts';
+import type { RedactionGroup } from '../src/recording/groups.ts';
 import type { ExchangeSet, ImportMessage, JobReply, JobRequest } from './files.ts';
 
 export interface Job {

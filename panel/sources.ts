@@ -8,7 +8,8 @@ import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
-import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
+import type { ExchangeMeta, ExchangeSet, ImportMessage } from './files.ts';
+import { unpackEvents } from './transfer.ts';
 import { startImport, type Job } from './jobs.ts';
 import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 

@@ -12,7 +12,7 @@ import { buildExtension, launchChromium, ROOT, sleep } from '../test/e2e/browser
 const OUT = join(ROOT, 'docs', 'screenshots');
 
 /** The exchange each view is best shown on, by its position in the session below. */
-const SHOTS: { view: string; exchange: number }[] = [
+const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'input', exchange: 3 },
   { view: 'negotiation', exchange: 2 },
   { view: 'stripped', exchange: 3 },
@@ -20,6 +20,8 @@ const SHOTS: { view: string; exchange: number }[] = [
   { view: 'timeline', exchange: 4 },
   { view: 'findings', exchange: 5 },
   { view: 'state', exchange: 0 },
+  // The pre-1.0 exchange: its badge, and its 1.0 readiness apart from its findings.
+  { view: 'findings', exchange: 7, name: 'readiness' },
 ];
 
 async function main(): Promise<void> {
@@ -43,17 +45,18 @@ async function main(): Promise<void> {
     await run('misbehave-unknown');
     await run('interrupt', { threadId: 'thread-shots' });
     await run('interrupt', { resume: 'partial' });
+    await run('pre-1.0');
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       for (const shot of SHOTS) {
         await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
-        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 7);
+        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
         await sleep(100);
-        const file = join(OUT, `${shot.view}-${theme}.png`);
+        const file = join(OUT, `${shot.name ?? shot.view}-${theme}.png`);
         await panel.screenshot({ path: file });
         console.log(file);
       }
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 500, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 7);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
       await panel.locator('[data-testid=exchange-row]').nth(4).click();
       await sleep(100);
       const list = join(OUT, `narrow-list-${theme}.png`);

@@ -56,10 +56,9 @@ import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } f
 import { concatBytes } from '../bytes.ts';
 import { decodeEvent } from '../wire/proto-decode.ts';
 
-export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps', 'query'] as const;
-export type RedactionGroup = (typeof REDACTION_GROUPS)[number];
-/** The groups on unless the user turns them off: a query string is where API keys ride, and no finding reads it. */
-export const DEFAULT_REDACTION: readonly RedactionGroup[] = ['query'];
+import { REDACTION_GROUPS, type RedactionGroup } from './groups.ts';
+
+export { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup } from './groups.ts';
 /** The groups that redact bodies. */
 type ContentGroup = Exclude<RedactionGroup, 'query'>;
 /** A leaf's group; null for one that belongs to none, filled whenever any content group is on. */

@@ -9,7 +9,8 @@ import { recordFromOwnAgent } from '../../demo/record.ts';
 import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { writeHar } from '../../src/formats/har.ts';
-import { exportFileName, importFile, unpackEvents, type ImportMessage } from '../../panel/files.ts';
+import { importFile, type ImportMessage } from '../../panel/files.ts';
+import { exportFileName, unpackEvents } from '../../panel/transfer.ts';
 
 test('an import posts every exchange with its exact bytes, its events and the analysis the CLI gives it', async () => {
   const { session } = await recordFromOwnAgent();
