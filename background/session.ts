@@ -16,7 +16,7 @@ import { ThreadTracker } from '../src/analyzer/thread.ts';
 import type { ExchangeReport } from '../src/analyzer/types.ts';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
 import {
-  eventView, noneUnsaved,
+  byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
   type SessionSummary, type SessionView, type Unsaved,
 } from '../src/messages.ts';
@@ -282,7 +282,7 @@ export class Session {
         x.view.outcome = msg.outcome;
         x.view.error = msg.error;
         // A capped stream's end would read as truncation at the hole; its report stays as of the cap.
-        if (!x.view.capped) this.analyse(x, () => x.analyzer?.end(msg.t - x.view.startedAt));
+        if (!x.view.capped) this.analyse(x, () => x.analyzer?.end(msg.t - x.view.startedAt, byThePage(msg.outcome)));
         return true;
     }
   }
@@ -389,6 +389,7 @@ export class Session {
         requestBody: v.request.body ?? undefined,
         responseContentType: v.response?.contentType ?? '',
         chunks: x.chunks,
+        ...(byThePage(v.outcome) ? { abandoned: true } : {}),
       });
       analysis.push({
         tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,

@@ -12,6 +12,7 @@ import { FindingSink } from '../src/analyzer/sink.ts';
 import type { StateStep } from '../src/analyzer/state.ts';
 import type { ExchangeReport, NegotiationVerdict, RunReport } from '../src/analyzer/types.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
+import { byThePage } from '../src/messages.ts';
 import type { Finding } from '../src/rules/types.ts';
 import { enforce } from '../src/schema/enforce.ts';
 import type { Enforcement } from '../src/schema/types.ts';
@@ -155,7 +156,7 @@ export const fullOf = cached((x: PanelExchange): Full => {
   });
   const chunks = x.chunks ?? rebuildChunks(x.events, x.contentType);
   for (const c of chunks) analyzer.push(c.bytes, c.time);
-  if (x.outcome !== 'pending') analyzer.end(chunks.at(-1)?.time ?? 0);
+  if (x.outcome !== 'pending') analyzer.end(chunks.at(-1)?.time ?? 0, byThePage(x.outcome));
   const input = analyzer.input;
   const version = analyzer.version;
 

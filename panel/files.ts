@@ -134,7 +134,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
             flush(false);
           }
         }
-        analyzer.end(x.chunks.at(-1)?.time ?? 0);
+        analyzer.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
       } catch (e) {
         analysisError = String(e);
       }

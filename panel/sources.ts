@@ -245,7 +245,7 @@ export class FileSource implements SessionSource {
         x.analysisError = m.analysisError;
         const last = m.chunks.at(-1)?.time ?? 0;
         x.endedAt = x.startedAt === null ? null : x.startedAt + last;
-        x.outcome = 'complete';
+        x.outcome = this.metas[m.index]!.abandoned ? 'aborted' : 'complete';
         x.rev++;
         break;
       }

@@ -47,6 +47,8 @@ export const LIMITS = {
 
 export type Api = 'fetch' | 'xhr' | 'eventsource';
 export type Outcome = 'complete' | 'error' | 'aborted' | 'cancelled';
+/** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
+export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 /** Why `requestBody` is absent or not the exact bytes sent. */
 export type BodyNote = 'too-large' | 'unreadable' | 'not-teeable' | 'multipart-reserialized';
 

@@ -85,12 +85,13 @@ export class ExchangeAnalyzer {
     }
   }
 
-  end(time: number): void {
+  /** The body ended; `abandoned` when the consumer itself aborted it or stopped reading (not the producer's doing). */
+  end(time: number, abandoned = false): void {
     if (this.ended) return;
     this.ended = true;
     if (this.rejected) return;
     for (const item of this.decoder.end(time)) this.item(item);
-    this.verifier.end();
+    this.verifier.end(abandoned);
     const threadId = this.input.value?.threadId;
     if (this.o.thread && typeof threadId === 'string') this.o.thread.record(threadId, this.verifier.runs, (r) => this.verifier.interrupts.get(r) ?? new Map());
   }

@@ -42,6 +42,6 @@ export function analyzeExchange(
     a.push(c.bytes, c.time);
     last = c.time;
   }
-  a.end(last);
+  a.end(last, x.abandoned);
   return a.report();
 }

@@ -49,6 +49,14 @@ export const LIFECYCLE_RULES = defineRules({
     spec: 'basic/transports#truncation',
     title: 'A stream that ends without a terminal event is truncated, never a success',
   },
+  abandoned: {
+    id: 'lifecycle/abandoned',
+    category: 'lifecycle',
+    severity: 'info',
+    fatal: false,
+    spec: 'events/lifecycle#cancelled-runs',
+    title: 'The consumer abandoned the stream (aborted it, or stopped reading): a truncated run of its own making, not a producer fault',
+  },
   runError: {
     id: 'lifecycle/run-error',
     category: 'lifecycle',
@@ -168,16 +176,23 @@ export class Verifier {
   private at = 0;
   private readonly emit = (e: Ev): void => this.one(e, this.at);
 
-  /** The body ended: a run still active has no outcome. */
-  end(): void {
+  /**
+   * The body ended: a run still active has no outcome. When the consumer itself abandoned the stream, that
+   * truncation is its own doing (events/lifecycle#cancelled-runs), not a stream it must reject, and whether
+   * the requested run would have come is unknowable.
+   */
+  end(abandoned = false): void {
     const run = this.current;
-    if (run && run.status === 'active') {
-      run.report.outcome = 'truncated';
-      this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(run.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
+    const truncated = run && run.status === 'active' ? run : null;
+    if (truncated) truncated.report.outcome = 'truncated';
+    if (abandoned && (truncated || !this.seenAny)) {
+      this.o.sink.report(LIFECYCLE_RULES.abandoned, `The page abandoned the stream ${truncated ? `while run ${JSON.stringify(truncated.report.runId)} was active` : 'before any event arrived'} (it aborted the request or stopped reading): the run has no outcome, by the consumer's own doing`, { event: null });
+    } else if (truncated) {
+      this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(truncated.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
     } else if (!this.seenAny) {
       this.o.sink.report(LIFECYCLE_RULES.truncated, 'The stream ended before any event arrived: no run started or reported an outcome', { event: null });
     }
-    this.checkRequested();
+    this.checkRequested(abandoned);
   }
 
   private one(ev: Ev, index: number): void {
@@ -301,12 +316,16 @@ export class Verifier {
     }
   }
 
-  /** The stream's last run is the one the input asked for; earlier ones are replayed history. */
-  private checkRequested(): void {
+  /**
+   * The stream's last run is the one the input asked for; earlier ones are replayed history. A stream the
+   * consumer abandoned may have ended before the requested run began: only a run that names it is it.
+   */
+  private checkRequested(abandoned: boolean): void {
     const last = this.runs.filter((r) => r.startedAt !== null).at(-1);
     if (!last) return;
-    last.requested = true;
     const expected = this.o.input ? str(this.o.input, 'runId') : undefined;
+    if (abandoned && expected !== undefined && last.runId !== expected) return;
+    last.requested = true;
     if (expected === undefined) return;
     if (last.runId !== expected) {
       this.o.sink.report(IDENTITY_RULES.requestedRunId, `The requested run (the stream's last) has runId ${JSON.stringify(last.runId)}, not the input's ${JSON.stringify(expected)}`, { event: last.startedAt, path: '/runId' });

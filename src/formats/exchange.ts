@@ -12,6 +12,8 @@ export interface CapturedExchange {
   responseContentType: string;
   /** The response body in arrival order; `time` is ms after the request started. */
   chunks: Chunk[];
+  /** The page itself aborted the request or cancelled the body before it ended: a truncation of its own making. */
+  abandoned?: boolean;
 }
 
 export interface Chunk {

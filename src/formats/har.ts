@@ -17,6 +17,8 @@ export interface AguiEntryExtension {
   chunks: { time: number; size: number }[];
   /** Whatever analysis the writer attached for this entry. */
   analysis?: unknown;
+  /** The page abandoned the response (CapturedExchange.abandoned); absent otherwise. */
+  abandoned?: true;
 }
 
 /** The log-level `_agui` extension field. */
@@ -98,6 +100,7 @@ function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unkn
   const status = x.status ?? 200;
   const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })) };
   if (analysis !== undefined) agui.analysis = analysis;
+  if (x.abandoned) agui.abandoned = true;
   return {
     startedDateTime: x.startedDateTime ?? new Date(0).toISOString(),
     time: wait + receive,
@@ -259,6 +262,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
       (typeof postData?.mimeType === 'string' && postData.mimeType) || header(request.headers, 'content-type');
     if (requestType) x.requestContentType = requestType;
     if (requestBody !== undefined) x.requestBody = requestBody;
+    if (isObject(entry._agui) && entry._agui.abandoned === true) x.abandoned = true;
     out.push(x);
   });
   // An empty result would read as a clean bill of health for traffic never examined.

@@ -32,6 +32,8 @@ interface Options {
   cuts?: number[];
   status?: number;
   thread?: ThreadTracker;
+  /** The page ended the response itself. */
+  abandoned?: boolean;
 }
 
 function analyze(body: Uint8Array, o: Options = {}): Run {
@@ -42,7 +44,7 @@ function analyze(body: Uint8Array, o: Options = {}): Run {
     a.push(body.subarray(from, cut), 0);
     from = cut;
   }
-  a.end(0);
+  a.end(0, o.abandoned);
   return { report: a.report(), frames: a.eventCount, ms: performance.now() - start };
 }
 
@@ -201,7 +203,7 @@ describe('analyzer under hostile input', () => {
       const resume = rand() < 0.5 ? { resume: some(() => ({ interruptId: pick(ids), status: pick(['resolved', 'cancelled']) })) } : {};
       const request = JSON.stringify({ threadId: 't1', runId: pick(['r1', 'r2']), ...maybe('protocolVersion', ['1.0', '1.1']), messages: [], ...resume });
       // Now and then the request is unknown, as for a bare response body checked on its own.
-      const run = analyze(body, { input: rand() < 0.1 ? undefined : request, thread });
+      const run = analyze(body, { input: rand() < 0.1 ? undefined : request, thread, abandoned: rand() < 0.1 });
       wellFormed(run, `round ${round}: ${JSON.stringify(events)}`);
       for (const f of [...run.report.input.findings, ...run.report.findings]) seen.add(f.rule);
     }

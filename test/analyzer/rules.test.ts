@@ -20,6 +20,8 @@ interface FixtureExchange {
   stream?: unknown[];
   body?: string;
   bodyBase64?: string;
+  /** The page ended the response itself (aborted it, or stopped reading). */
+  abandoned?: boolean;
 }
 
 interface ExpectedFinding {
@@ -93,7 +95,7 @@ function analyze(fx: Fixture): { reports: ExchangeReport[]; frames: number[] } {
       thread,
     });
     a.push(responseBody(x, contentType), 0);
-    a.end(0);
+    a.end(0, x.abandoned);
     frames.push(a.eventCount);
     return a.report();
   });

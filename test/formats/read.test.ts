@@ -236,7 +236,7 @@ describe('HAR writing', () => {
       ],
     },
     { source: 'd', status: 422, responseContentType: 'application/json', chunks: [{ time: 3, bytes: utf8.encode('{"detail":"bad"}') }] },
-    { source: 'e', responseContentType: 'text/event-stream', chunks: [] },
+    { source: 'e', responseContentType: 'text/event-stream', chunks: [], abandoned: true },
   ];
   const analysis = exchanges.map((x) => ({ verdict: x.source === 'd' ? 'failed' : 'completed' }));
   const har = writeHar(exchanges, { creator: { name: 'agui-inspector', version: '0.1.0' }, protocolVersion: '1.0', analysis });
@@ -264,6 +264,8 @@ describe('HAR writing', () => {
     assert.deepEqual(first.cache, {});
     assert.deepEqual(first._agui.chunks.map((c: { time: number }) => c.time), [12.25, 30]);
     assert.deepEqual(first._agui.analysis, { verdict: 'completed' });
+    assert.equal(first._agui.abandoned, undefined);
+    assert.equal(log.entries[4]._agui.abandoned, true, 'a response the page abandoned says so');
     assert.equal(second.response.content.encoding, 'base64', 'bytes that are not UTF-8 survive only as base64');
     assert.equal(third.response.content.encoding, 'base64');
     assert.equal(third.request.method, 'POST');
@@ -284,6 +286,7 @@ describe('HAR writing', () => {
       assert.equal(x.responseContentType, original.responseContentType);
       assert.equal(x.requestBody, original.requestBody);
       assert.equal(x.status, original.status ?? 200);
+      assert.equal(x.abandoned, original.abandoned);
       assert.deepEqual(
         x.chunks.map((c) => ({ time: c.time, bytes: [...c.bytes] })),
         original.chunks.map((c) => ({ time: c.time, bytes: [...c.bytes] })),
