@@ -35,13 +35,15 @@ export type SessionLogExtension = {
   };
 };
 
-const findingShape = (f: Finding) => ({ rule: f.rule, severity: f.severity, event: f.event, path: f.path });
+const findingShape = (f: Finding) => ({ rule: f.rule, severity: f.severity, event: f.event, path: f.path, readiness: f.readiness === true });
 
 /** What an analysis says, without the words it says it in (messages may quote values; a redacted file quotes fillers). */
 export function analysisShape(r: ExchangeReport): unknown {
   return {
+    era: r.era,
     consumerVersion: r.consumerVersion,
     verdict: r.verdict,
+    readiness: r.readiness,
     input: { present: r.input.present, verdict: r.input.verdict, findings: r.input.findings.map(findingShape) },
     negotiation: r.negotiation,
     runs: r.runs,
