@@ -63,8 +63,9 @@ function setOwn(o: JsonObject, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-/** How to undo one write: a member or element set back (or deleted, when it was absent), an element taken out or put back. */
+/** How to undo one write: the document, a member or element set back (a member deleted when it was absent), an element taken out or put back. */
 type Undo =
+  | { kind: 'doc'; old: unknown }
   | { kind: 'member'; o: JsonObject; k: string; had: boolean; old: unknown }
   | { kind: 'element'; a: unknown[]; i: number; old: unknown }
   | { kind: 'inserted'; a: unknown[]; i: number }
@@ -79,14 +80,13 @@ export class PatchTarget {
 
   /** Applies every operation or none: on failure the document is as it was, and the failing operation is named. */
   apply(ops: readonly unknown[]): PatchResult {
-    const before = this.doc;
     this.log = [];
     for (let i = 0; i < ops.length; i++) {
       try {
         this.one(ops[i]);
       } catch (e) {
         if (!(e instanceof PatchError)) throw e;
-        this.rollback(before);
+        this.rollback();
         return { ok: false, op: i, error: e.message };
       }
     }
@@ -95,14 +95,17 @@ export class PatchTarget {
   }
 
   /**
-   * Undone newest first, so every write meets the container as it left it. A member that an operation
-   * removed comes back last among its object's members: JSON objects are unordered (RFC 8259 §4), and
-   * restoring the position would cost the object's size.
+   * Undone newest first, so every write meets the container as it left it. The copies made on the way
+   * stay where they were put: they hold what they copied once their writes are undone, and a stream of
+   * failing deltas must not copy the same containers again each time. A member that an operation removed
+   * comes back last among its object's members: JSON objects are unordered (RFC 8259 §4), and restoring
+   * the position would cost the object's size.
    */
-  private rollback(before: unknown): void {
+  private rollback(): void {
     for (let j = this.log.length - 1; j >= 0; j--) {
       const u = this.log[j]!;
-      if (u.kind === 'member') {
+      if (u.kind === 'doc') this.doc = u.old;
+      else if (u.kind === 'member') {
         if (u.had) setOwn(u.o, u.k, u.old);
         else delete u.o[u.k];
       } else if (u.kind === 'element') u.a[u.i] = u.old;
@@ -110,7 +113,6 @@ export class PatchTarget {
       else u.a.splice(u.i, 0, u.old);
     }
     this.log = [];
-    this.doc = before;
   }
 
   private one(op: unknown): void {
@@ -143,7 +145,7 @@ export class PatchTarget {
   }
 
   private add(tokens: string[], value: unknown): void {
-    if (tokens.length === 0) return void (this.doc = value);
+    if (tokens.length === 0) return this.setDoc(value);
     const last = tokens[tokens.length - 1]!;
     const parent = get(this.doc, tokens, tokens.length - 1);
     if (Array.isArray(parent)) {
@@ -181,7 +183,7 @@ export class PatchTarget {
   /** In place of the old value, so an object keeps its key order. */
   private replace(tokens: string[], value: unknown): void {
     get(this.doc, tokens);
-    if (tokens.length === 0) return void (this.doc = value);
+    if (tokens.length === 0) return this.setDoc(value);
     const parent = this.writable(tokens);
     const last = tokens[tokens.length - 1]!;
     if (Array.isArray(parent)) this.setElement(parent, Number(last), value);
@@ -202,9 +204,10 @@ export class PatchTarget {
         cur = child;
         continue;
       }
+      // A copy in its original's place changes no value, so it is not logged (see rollback).
       const copy = this.copy(child);
-      if (Array.isArray(cur)) this.setElement(cur, Number(t), copy);
-      else this.setMember(cur, t, copy);
+      if (Array.isArray(cur)) cur[Number(t)] = copy;
+      else setOwn(cur, t, copy);
       cur = copy;
     }
     return cur;
@@ -214,6 +217,11 @@ export class PatchTarget {
     const copy = Array.isArray(c) ? c.slice() : { ...c };
     this.owned.add(copy);
     return copy;
+  }
+
+  private setDoc(v: unknown): void {
+    this.log.push({ kind: 'doc', old: this.doc });
+    this.doc = v;
   }
 
   private setMember(o: JsonObject, k: string, v: unknown): void {
