@@ -11,6 +11,8 @@ export type { InputAnalysis, InputField } from './input.ts';
 export type { StateStep } from './state.ts';
 export type * from './types.ts';
 
+const SLICE = 1 << 16;
+
 /** Analyses a recorded session in order, so resume coverage is checked across its exchanges. */
 export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVersion): ExchangeReport[] {
   const thread = new ThreadTracker();
@@ -25,7 +27,8 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
       thread,
       sentAt: Number.isNaN(started) ? undefined : started,
     });
-    for (const c of x.chunks) a.push(c.bytes, c.time);
+    // A file read whole is one chunk: fed in slices, only a slice's events are decoded and held at a time.
+    for (const c of x.chunks) for (let at = 0; at < c.bytes.length; at += SLICE) a.push(c.bytes.subarray(at, at + SLICE), c.time);
     a.end(x.chunks.at(-1)?.time ?? 0);
     return a.report();
   });
