@@ -7,10 +7,12 @@ import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
 import { memory } from './memory.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
+import { scaling } from './scaling.ts';
 
 const BENCHMARKS: [string, Benchmark][] = [
   ['analyzer throughput', throughput],
   ['analyzer memory', memory],
+  ['analyzer scaling', scaling],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
 ];
