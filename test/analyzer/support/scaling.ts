@@ -137,7 +137,7 @@ export const FAMILIES: Family[] = [
   },
   {
     name: 'open: n subagents streaming chunks at once',
-    n: 5_000,
+    n: 10_000,
     make: (n) => run([
       ...range(n).flatMap((i): Event[] => [
         { type: 'SUBAGENT_STARTED', subagentRunId: `sub-${i}`, name: 'worker' },
