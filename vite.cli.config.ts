@@ -1,6 +1,10 @@
 import { defineConfig } from 'vite';
 
-/** The command-line tool as one self-contained Node ESM file, so an installed package needs nothing else. */
+/**
+ * The command-line tool as self-contained Node ESM, so an installed package needs nothing else: the
+ * entry, and a chunk per dynamic import() — the analyzer is loaded by the commands that analyse, the
+ * replay server by `replay`, so `--version` and `--help` load neither.
+ */
 export default defineConfig({
   build: {
     ssr: 'src/cli/bin.ts',
@@ -9,7 +13,11 @@ export default defineConfig({
     target: 'node20',
     minify: false,
     rollupOptions: {
-      output: { entryFileNames: 'agui-inspector.mjs', banner: '#!/usr/bin/env node' },
+      output: {
+        entryFileNames: 'agui-inspector.mjs',
+        chunkFileNames: 'chunks/[name]-[hash].mjs',
+        banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : ''),
+      },
     },
   },
   ssr: { noExternal: true, target: 'node' },

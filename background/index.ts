@@ -3,41 +3,23 @@
  * the API in src/messages.ts. It sends nothing anywhere.
  *
  * Chrome stops this worker when idle; every listener is registered synchronously below so events
- * wake it, and `ready` restores the sessions from the store before any message is handled.
+ * wake it, and `ready` loads the sessions from the store before any message is handled. Their stored
+ * logs are then replayed, and live capture analysed, in slices that yield to every message waiting,
+ * so no tab's stream, however heavy, keeps the worker from answering the others.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import { writeHar } from '../src/formats/har.ts';
 import {
-  CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkRelayMessage,
-  type Limits, type PanelToWorker, type Request, type WorkerToPanel, type WorkerToRelay,
+  CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
+  type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
 } from '../src/messages.ts';
 import { syncOrigins } from './origins.ts';
-import { Session } from './session.ts';
-import { Store, type LogRecord, type MetaRecord } from './store.ts';
+import { Session, type Applied } from './session.ts';
+import { Store, type Append, type MetaRecord } from './store.ts';
 
 const sessions = new Map<number, Session>();
 let limits: Limits = { ...DEFAULT_LIMITS };
 let store: Store | null = null;
-
-const ready: Promise<void> = (async () => {
-  const saved = (await browser.storage.local.get('limits')).limits as Partial<Limits> | undefined;
-  limits = sanitizeLimits({ ...DEFAULT_LIMITS, ...saved });
-  try {
-    store = await Store.open();
-    for (const { meta, log } of await store.load()) {
-      const s = new Session(meta.tabId, meta.url, meta.preserve, limits, meta.dropped);
-      for (const r of log) for (const m of r.msgs) s.replay(r.doc, m);
-      s.docs = meta.docs;
-      s.recording = meta.recording !== false;
-      s.next = meta.next;
-      sessions.set(meta.tabId, s);
-    }
-  } catch (e) {
-    // Without storage the capture still works; it just does not survive a worker restart.
-    console.error('[agui-inspector] session store unavailable', e);
-    store = null;
-  }
-})();
 
 function sanitizeLimits(l: Partial<Limits>): Limits {
   const pick = (v: unknown, d: number): number => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : d);
@@ -48,6 +30,8 @@ function sessionFor(tabId: number, url = ''): Session {
   let s = sessions.get(tabId);
   if (!s) {
     s = new Session(tabId, url, false, limits);
+    s.unsaved.error = persist.failing?.error ?? null;
+    s.unsaved.since = persist.failing?.since ?? null;
     sessions.set(tabId, s);
   }
   return s;
@@ -57,63 +41,217 @@ function metaOf(s: Session): MetaRecord {
   return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next };
 }
 
+/** Its meta record is to be written, and its panels told. */
+function touch(s: Session): void {
+  persist.dirty.add(s);
+  schedule();
+  toTell.add(s);
+  panelTimer ??= setTimeout(notifyPanels, 0);
+}
+
+// ── analysis, a slice at a time ─────────────────────────────────────────────
+/**
+ * Work per slice: long enough that yielding costs little, short enough that a request or a panel
+ * update waits about this long behind any tab's analysis (one frame of a chunk may take longer).
+ */
+const SLICE_MS = 5;
+/** Sessions with a backlog, taking turns: one tab's pathological stream does not starve another's. */
+const turns: Session[] = [];
+let ticking = false;
+/** The Prioritized Task Scheduling API (Chrome 94, Firefox 142); not in TypeScript's DOM types yet. */
+const scheduler = (globalThis as { scheduler?: { postTask(task: () => void, o: { priority: 'background' }): Promise<void> } }).scheduler;
+
+function analyse(s: Session): void {
+  if (!turns.includes(s)) turns.push(s);
+  nextSlice();
+}
+
+function nextSlice(): void {
+  if (ticking || turns.length === 0) return;
+  ticking = true;
+  // At background priority every message and request waiting runs before the next slice: a slice
+  // posted as an ordinary task (a MessageChannel's) left requests waiting behind several, ~50 ms.
+  if (scheduler) void scheduler.postTask(slice, { priority: 'background' });
+  else setTimeout(slice, 0);
+}
+
+function slice(): void {
+  ticking = false;
+  const end = performance.now() + SLICE_MS;
+  const pause = (): boolean => performance.now() >= end;
+  while (turns.length > 0 && !pause()) {
+    const s = turns.shift()!;
+    if (sessions.get(s.tabId) !== s) continue;
+    for (const a of s.work(pause)) logged(s, a);
+    touch(s);
+    if (s.busy) turns.push(s);
+  }
+  nextSlice();
+}
+
 // ── persistence, then acknowledgement ───────────────────────────────────────
 const relays = new Map<string, Runtime.Port>();
 /** Which tab each relay captures for, so a pause reaches every frame of that tab. */
 const relayTabs = new Map<Runtime.Port, number>();
-const pendingLog: { tabId: number; n: number; record: LogRecord }[] = [];
-const dirty = new Set<Session>();
-let flushTimer: ReturnType<typeof setTimeout> | null = null;
-let writing = false;
-let again = false;
+
+interface Pending extends Append {
+  messages: number;
+  bytes: number;
+}
+
+/** What is to be stored, and how storing goes. */
+const persist = {
+  /** Log records not yet stored, in order. */
+  log: [] as Pending[],
+  /** Sessions whose meta record is not yet stored. */
+  dirty: new Set<Session>(),
+  /** Tabs whose stored log is to be forgotten (the session was reset), or with their meta (the tab closed). */
+  cleared: new Set<number>(),
+  removed: new Set<number>(),
+  timer: null as ReturnType<typeof setTimeout> | null,
+  writing: false,
+  again: false,
+  /** Why the store could not be opened, if it could not. */
+  openError: null as string | null,
+  /** Consecutive failed writes, for the backoff. */
+  failures: 0,
+  failing: null as { error: string; since: number } | null,
+};
+/** After a failed write, the next waits this long, doubling up to `RETRY_MAX_MS`. */
+const RETRY_MS = 250;
+const RETRY_MAX_MS = 30_000;
 
 /**
  * One write at a time, the next as soon as the last is stored: acknowledgements come quickly when
  * traffic is light, and under load each write takes everything that arrived meanwhile, so the relays'
- * unacknowledged bytes stay bounded by the store's speed rather than by a timer.
+ * unacknowledged bytes stay bounded by the store's speed rather than by a timer. After a failure the
+ * retry's timer is pending, and what arrives meanwhile waits for it.
  */
 function schedule(): void {
-  if (writing) again = true;
-  else flushTimer ??= setTimeout(() => void flush(), 0);
+  if (persist.writing) persist.again = true;
+  else persist.timer ??= setTimeout(() => void flush(), 0);
+}
+
+/** A relay batch is applied: its log record joins the next write, and counts as unsaved until then. */
+function logged(s: Session, a: Applied): void {
+  if (a.kept.length === 0) return;
+  const bytes = a.kept.reduce((n, m) => n + sizeOf(m), 0);
+  persist.log.push({ tabId: s.tabId, n: s.next++, record: { doc: a.doc, msgs: a.kept }, messages: a.kept.length, bytes });
+  s.unsaved.messages += a.kept.length;
+  s.unsaved.bytes += bytes;
+}
+
+function sizeOf(m: PageMessage): number {
+  return m.k === 'chunk' ? m.bytes.byteLength : m.k === 'open' ? m.requestBody?.length ?? 0 : 0;
 }
 
 async function flush(): Promise<void> {
-  flushTimer = null;
-  writing = true;
+  persist.timer = null;
+  persist.writing = true;
+  const appends = persist.log;
+  const touched = [...persist.dirty];
+  const cleared = persist.cleared;
+  const removed = persist.removed;
+  persist.log = [];
+  persist.dirty = new Set();
+  persist.cleared = new Set();
+  persist.removed = new Set();
+  const metas = touched.map(metaOf);
+  /** Reset or closed while this write was under way: what it held of that tab is not to be kept. */
+  const stale = (tabId: number): boolean => persist.cleared.has(tabId) || persist.removed.has(tabId);
   try {
-    const appends = pendingLog.splice(0);
-    const touched = [...dirty];
-    dirty.clear();
-    const metas = touched.map(metaOf);
-    try {
-      await store?.write(metas, appends);
-    } catch (e) {
-      console.error('[agui-inspector] persisting failed', e);
-    }
-    // Acknowledged only once stored: the relay resends anything a stopped worker had not stored.
-    for (const m of metas) {
-      for (const [doc, seq] of Object.entries(m.docs)) {
-        const ack: WorkerToRelay = { type: 'ack', seq };
-        relays.get(doc)?.postMessage(ack);
-      }
-    }
-    notifyPanels(touched);
+    if (!store) throw new Error(`the session store could not be opened: ${persist.openError}`);
+    await store.write({ metas, appends, cleared: [...cleared], removed: [...removed] });
+  } catch (e) {
+    console.error('[agui-inspector] persisting failed', e);
+    // Nothing of it is acknowledged: the relays keep it, and it is all written with the next attempt.
+    persist.log = [...appends.filter((a) => !stale(a.tabId)), ...persist.log];
+    for (const s of touched) if (sessions.get(s.tabId) === s) persist.dirty.add(s);
+    for (const t of cleared) if (!removed.has(t)) persist.cleared.add(t);
+    for (const t of removed) persist.removed.add(t);
+    persist.failing ??= { error: '', since: Date.now() };
+    persist.failing.error = String(e).slice(0, 1024);
+    persist.failures++;
+    health();
+    persist.timer = setTimeout(() => void flush(), Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (persist.failures - 1)));
+    return;
   } finally {
-    writing = false;
-    if (again) {
-      again = false;
+    persist.writing = false;
+    if (persist.again) {
+      persist.again = false;
       schedule();
     }
   }
+  for (const a of appends) {
+    const s = sessions.get(a.tabId);
+    if (!s || stale(a.tabId)) continue;
+    s.unsaved.messages -= a.messages;
+    s.unsaved.bytes -= a.bytes;
+    toTell.add(s);
+  }
+  // Acknowledged only now that it is stored: the relay resends anything a stopped worker had not stored.
+  for (const m of metas) {
+    const s = sessions.get(m.tabId);
+    for (const [doc, seq] of Object.entries(m.docs)) {
+      if (s) s.stored[doc] = Math.max(s.stored[doc] ?? 0, seq);
+      const ack: WorkerToRelay = { type: 'ack', seq };
+      relays.get(doc)?.postMessage(ack);
+    }
+  }
+  if (persist.failing) {
+    persist.failing = null;
+    persist.failures = 0;
+    health();
+  }
+  panelTimer ??= setTimeout(notifyPanels, 0);
 }
 
-async function resetSession(s: Session, url: string): Promise<void> {
+/** Every session, and so every panel, learns how storing goes. */
+function health(): void {
+  for (const s of sessions.values()) {
+    s.unsaved.error = persist.failing?.error ?? null;
+    s.unsaved.since = persist.failing?.since ?? null;
+    toTell.add(s);
+  }
+  panelTimer ??= setTimeout(notifyPanels, 0);
+}
+
+/** Forgets what is pending for the tab; the next write forgets what is stored of it. */
+function forgetPending(tabId: number, how: 'cleared' | 'removed'): void {
+  persist.log = persist.log.filter((a) => a.tabId !== tabId);
+  persist[how].add(tabId);
+}
+
+function resetSession(s: Session, url: string): void {
   s.reset(url);
-  pendingLog.splice(0, pendingLog.length, ...pendingLog.filter((a) => a.tabId !== s.tabId));
-  dirty.delete(s);
-  await store?.remove(s.tabId, metaOf(s)).catch((e: unknown) => console.error('[agui-inspector] clearing failed', e));
+  forgetPending(s.tabId, 'cleared');
+  touch(s);
   for (const p of panels.get(s.tabId) ?? []) post(p, { type: 'snapshot', session: s.snapshot() });
 }
+
+const ready: Promise<void> = (async () => {
+  const saved = (await browser.storage.local.get('limits')).limits as Partial<Limits> | undefined;
+  limits = sanitizeLimits({ ...DEFAULT_LIMITS, ...saved });
+  try {
+    store = await Store.open();
+    for (const { meta, log } of await store.load()) {
+      const s = new Session(meta.tabId, meta.url, meta.preserve, limits, meta.dropped);
+      s.docs = meta.docs;
+      s.recording = meta.recording !== false;
+      s.next = meta.next;
+      // Replayed in slices like live capture, so a long log does not hold up every other tab's answers.
+      s.replay(log);
+      sessions.set(meta.tabId, s);
+      analyse(s);
+    }
+  } catch (e) {
+    // Capture still works without storage, but nothing is acknowledged and it does not survive a
+    // worker restart; the first write tells the panels so.
+    console.error('[agui-inspector] session store unavailable', e);
+    store = null;
+    persist.openError = String(e);
+  }
+})();
 
 // ── relays ──────────────────────────────────────────────────────────────────
 function onRelay(port: Runtime.Port): void {
@@ -139,8 +277,7 @@ function onRelay(port: Runtime.Port): void {
     const s = sessionFor(tabId!);
     if (!msg) {
       s.reject();
-      dirty.add(s);
-      schedule();
+      touch(s);
       return;
     }
     if (msg.type === 'hello') {
@@ -150,27 +287,24 @@ function onRelay(port: Runtime.Port): void {
       relayTabs.set(port, tabId!);
       // A new top-level document is a navigation: the session starts over unless preserved.
       if (!msg.resumed && frameId === 0) {
-        if (!s.preserve && !(doc in s.docs)) await resetSession(s, msg.url);
+        if (!s.preserve && !(doc in s.docs)) resetSession(s, msg.url);
         else s.url = msg.url;
-        dirty.add(s);
-        schedule();
+        touch(s);
       }
-      const welcome: WorkerToRelay = { type: 'welcome', ack: s.docs[doc] ?? 0, binary: msg.binary, recording: s.recording };
+      const welcome: WorkerToRelay = { type: 'welcome', ack: s.stored[doc] ?? 0, binary: msg.binary, recording: s.recording };
       port.postMessage(welcome);
       return;
     }
     if (doc === null) return s.reject();
-    if (msg.seq <= (s.docs[doc] ?? 0)) return;
-    s.docs[doc] = msg.seq;
-    const kept = msg.msgs.filter((m) => s.apply(doc!, m));
-    if (kept.length > 0) pendingLog.push({ tabId: s.tabId, n: s.next++, record: { doc, msgs: kept } });
-    dirty.add(s);
-    schedule();
+    if (s.receive(doc, msg.seq, msg.msgs)) analyse(s);
   }
 }
 
 // ── panels ──────────────────────────────────────────────────────────────────
 const panels = new Map<number, Set<Runtime.Port>>();
+/** Sessions whose panels have not yet been told what changed; told in one task, after the work that changed them. */
+const toTell = new Set<Session>();
+let panelTimer: ReturnType<typeof setTimeout> | null = null;
 
 function post(port: Runtime.Port, msg: WorkerToPanel): void {
   try {
@@ -180,7 +314,10 @@ function post(port: Runtime.Port, msg: WorkerToPanel): void {
   }
 }
 
-function notifyPanels(touched: Session[]): void {
+function notifyPanels(): void {
+  panelTimer = null;
+  const touched = [...toTell];
+  toTell.clear();
   for (const s of touched) {
     const ports = panels.get(s.tabId);
     if (!ports || ports.size === 0) {
@@ -206,15 +343,15 @@ function onPanel(port: Runtime.Port): void {
   }
   let tabId: number | null = null;
   port.onMessage.addListener((raw: unknown) => {
-    const m = raw as PanelToWorker;
-    if (m?.type !== 'subscribe' || !Number.isSafeInteger(m.tabId)) return;
+    const m = checkPanelMessage(raw);
+    if (!m) return;
     void ready.then(() => {
       if (tabId !== null) panels.get(tabId)?.delete(port);
       tabId = m.tabId;
-      const set = panels.get(tabId) ?? new Set();
+      const set = panels.get(m.tabId) ?? new Set();
       set.add(port);
-      panels.set(tabId, set);
-      post(port, { type: 'snapshot', session: sessionFor(tabId).snapshot() });
+      panels.set(m.tabId, set);
+      post(port, { type: 'snapshot', session: sessionFor(m.tabId).snapshot() });
     });
   });
   port.onDisconnect.addListener(() => {
@@ -233,81 +370,97 @@ browser.runtime.onConnect.addListener((port) => {
 });
 
 // ── requests from extension pages ───────────────────────────────────────────
-async function answer(req: Request): Promise<unknown> {
+/** One handler per request of `RequestMap`, each typed by what its request carries and answers. */
+const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answers'] | Promise<RequestMap[K]['answers']> } = {
+  'agui-inspector/export': async (req) => {
+    const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
+    // An export is whole: a session still replaying its stored log is exported once that is done.
+    await Promise.all(chosen.map((s) => s.restored));
+    const only = req.tabId !== undefined && req.exchangeIds !== undefined ? new Set(req.exchangeIds) : undefined;
+    const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
+    return writeHar(parts.flatMap((p) => p.exchanges), {
+      creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
+      analysis: parts.flatMap((p) => p.analysis),
+    });
+  },
+  'agui-inspector/clear': (req) => {
+    const s = sessions.get(req.tabId);
+    if (s) resetSession(s, s.url);
+    return { ok: true };
+  },
+  'agui-inspector/session': async (req) => {
+    const s = sessions.get(req.tabId);
+    await s?.restored;
+    return s?.snapshot() ?? null;
+  },
+  'agui-inspector/sessions': () => [...sessions.values()].map((s) => s.summary()),
+  'agui-inspector/record': (req) => {
+    const s = sessionFor(req.tabId);
+    s.recording = req.record;
+    const told: WorkerToRelay = { type: 'recording', on: s.recording };
+    for (const [port, tab] of relayTabs) {
+      if (tab !== req.tabId) continue;
+      try {
+        port.postMessage(told);
+      } catch {
+        // That frame is gone; the worker still refuses what it would have sent.
+      }
+    }
+    touch(s);
+    return { ok: true };
+  },
+  'agui-inspector/preserve': (req) => {
+    const s = sessionFor(req.tabId);
+    s.preserve = req.preserve;
+    touch(s);
+    return { ok: true };
+  },
+  'agui-inspector/limits': async (req) => {
+    if (req.set) {
+      limits = sanitizeLimits({ ...limits, ...req.set });
+      await browser.storage.local.set({ limits });
+      for (const s of sessions.values()) s.limits = limits;
+    }
+    return limits;
+  },
+  'agui-inspector/origins': () => syncOrigins(),
+};
+
+async function answer<R extends Request>(req: R): Promise<Reply<R>> {
   await ready;
-  switch (req.type) {
-    case 'agui-inspector/export': {
-      const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
-      const only = req.tabId !== undefined && Array.isArray(req.exchangeIds) ? new Set(req.exchangeIds.filter((id) => typeof id === 'string')) : undefined;
-      const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
-      return writeHar(parts.flatMap((p) => p.exchanges), {
-        creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
-        analysis: parts.flatMap((p) => p.analysis),
-      });
-    }
-    case 'agui-inspector/clear': {
-      const s = sessions.get(req.tabId);
-      if (s) await resetSession(s, s.url);
-      return { ok: true };
-    }
-    case 'agui-inspector/session':
-      return sessions.get(req.tabId)?.snapshot() ?? null;
-    case 'agui-inspector/sessions':
-      return [...sessions.values()].map((s) => s.summary());
-    case 'agui-inspector/record': {
-      const s = sessionFor(req.tabId);
-      s.recording = req.record === true;
-      const told: WorkerToRelay = { type: 'recording', on: s.recording };
-      for (const [port, tab] of relayTabs) {
-        if (tab !== req.tabId) continue;
-        try {
-          port.postMessage(told);
-        } catch {
-          // That frame is gone; the worker still refuses what it would have sent.
-        }
-      }
-      dirty.add(s);
-      schedule();
-      return { ok: true };
-    }
-    case 'agui-inspector/preserve': {
-      const s = sessionFor(req.tabId);
-      s.preserve = req.preserve === true;
-      dirty.add(s);
-      schedule();
-      return { ok: true };
-    }
-    case 'agui-inspector/limits':
-      if (req.set) {
-        limits = sanitizeLimits({ ...limits, ...req.set });
-        await browser.storage.local.set({ limits });
-        for (const s of sessions.values()) s.limits = limits;
-      }
-      return limits;
-    case 'agui-inspector/origins':
-      return syncOrigins();
-  }
+  // The map pairs each type with its handler; TypeScript cannot follow that through a union, hence the one cast.
+  return (handlers[req.type] as (r: R) => Reply<R> | Promise<Reply<R>>)(req);
 }
 
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => {
   const type = (message as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !type.startsWith('agui-inspector/') || !isExtensionPage(sender)) return undefined;
-  return answer(message as Request);
+  const req = checkRequest(message);
+  return req ? answer(req) : Promise.reject(new Error(`malformed request: ${JSON.stringify(type).slice(0, 80)} with members the message API does not name`));
 });
 
 // ── lifecycle ───────────────────────────────────────────────────────────────
 browser.tabs.onRemoved.addListener((tabId) => {
-  void ready.then(async () => {
+  void ready.then(() => {
+    const s = sessions.get(tabId);
+    if (!s) return;
+    // Also lets go of its backlog, and of requests waiting for its replay.
+    s.reset(s.url);
     sessions.delete(tabId);
     panels.delete(tabId);
-    await store?.remove(tabId);
+    persist.dirty.delete(s);
+    forgetPending(tabId, 'removed');
+    schedule();
   });
 });
 
 browser.runtime.onStartup.addListener(() => {
   // Capture never outlives the browser session.
   void ready.then(async () => {
+    for (const s of sessions.values()) s.reset(s.url);
     sessions.clear();
+    persist.log = [];
+    persist.dirty.clear();
     await store?.clearAll();
   });
   void syncOrigins();

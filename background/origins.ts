@@ -44,13 +44,16 @@ export function syncOrigins(): Promise<string[]> {
 
 async function sync(): Promise<string[]> {
   const origins = await enabledOrigins();
-  const { page, relay } = manifestScripts();
+  const { builtin, page, relay } = manifestScripts();
   const registered = await browser.scripting.getRegisteredContentScripts({ ids: [PAGE_ID, RELAY_ID] });
   if (registered.length > 0) await browser.scripting.unregisterContentScripts({ ids: registered.map((s) => s.id) });
   if (origins.length === 0 || page.length === 0 || relay.length === 0) return origins;
+  // Where the manifest's scripts run already (a grant of every site covers localhost), these must not:
+  // the page script leaves no mark a second copy could look for.
+  const excludeMatches = [...builtin];
   await browser.scripting.registerContentScripts([
-    { id: PAGE_ID, matches: origins, js: page, runAt: 'document_start', world: 'MAIN', allFrames: true, persistAcrossSessions: true },
-    { id: RELAY_ID, matches: origins, js: relay, runAt: 'document_start', allFrames: true, persistAcrossSessions: true },
+    { id: PAGE_ID, matches: origins, excludeMatches, js: page, runAt: 'document_start', world: 'MAIN', allFrames: true, persistAcrossSessions: true },
+    { id: RELAY_ID, matches: origins, excludeMatches, js: relay, runAt: 'document_start', allFrames: true, persistAcrossSessions: true },
   ] as Parameters<typeof browser.scripting.registerContentScripts>[0]);
   return origins;
 }

@@ -6,16 +6,21 @@
  * dropped and its exchange marked `capped` (its analysis stops there, since the analyzer would
  * otherwise judge a stream with a hole in it). Event records kept for the timeline count against
  * `maxEvents`; beyond it they are dropped while the analysis itself continues. Every drop is counted.
+ *
+ * Capture is queued as it arrives and applied by `work`, a bounded step at a time (one message, or one
+ * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
+ * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
 import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
 import { ThreadTracker } from '../src/analyzer/thread.ts';
 import type { ExchangeReport } from '../src/analyzer/types.ts';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
 import {
-  eventView,
+  eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
-  type SessionSummary, type SessionView,
+  type SessionSummary, type SessionView, type Unsaved,
 } from '../src/messages.ts';
+import type { LogRecord } from './store.ts';
 
 /** Exchanges one tab may hold; beyond this even their metadata is dropped (and counted). */
 const MAX_EXCHANGES = 10_000;
@@ -31,6 +36,25 @@ interface Exchange {
   changed: boolean;
 }
 
+/** Capture messages waiting to be applied, as the relay batched them. */
+interface Batch {
+  doc: string;
+  /** The relay's seq; null for a batch of the stored log, which is replayed rather than logged again. */
+  seq: number | null;
+  msgs: PageMessage[];
+  /** How many of `msgs` are applied. */
+  done: number;
+  /** Those applied that belong in the log. */
+  kept: PageMessage[];
+}
+
+/** A relay batch applied in full: what the worker logs and, once that is stored, acknowledges. */
+export interface Applied {
+  doc: string;
+  seq: number;
+  kept: PageMessage[];
+}
+
 export const noDrops = (): DropCounts => ({ exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 });
 
 export class Session {
@@ -39,14 +63,29 @@ export class Session {
   private thread = new ThreadTracker();
   private events = 0;
   private bytes = 0;
-  /** Whether drops are being counted: not while replaying a log whose drops were counted already. */
-  private counting = true;
+  /** Applying the stored log: its drops were counted already, and everything in it was recorded. */
+  private replaying = false;
+  /** Capture received but not yet applied, in arrival order. */
+  private backlog: Batch[] = [];
+  /** The message being applied, paused between two frames of its chunk. */
+  private step: Generator<void, boolean> | null = null;
+  /** Batches of the stored log still in the backlog; `restored` resolves when none is left. */
+  private replays = 0;
+  private onRestored: () => void = () => undefined;
+  /** Resolves once the stored log handed to `replay` is applied, so that exports and views of the tab are whole. */
+  restored: Promise<void> = Promise.resolve();
   /** Off while the user has paused capture: exchanges that begin then are not recorded at all. */
   recording = true;
   /** Exchanges that began while paused; their later messages are let go as quietly as they were. */
   private readonly unrecorded = new Set<string>();
+  /** Highest relay seq received per document, applied or in the backlog: a resent batch is recognised. */
+  private received: Record<string, number> = {};
   /** Highest relay seq applied per document. */
   docs: Record<string, number> = {};
+  /** Highest relay seq stored per document: what the relay may forget. */
+  stored: Record<string, number> = {};
+  /** Kept by the worker, which alone knows what is stored. */
+  unsaved: Unsaved = noneUnsaved();
   /** Next log position. */
   next = 0;
 
@@ -65,24 +104,79 @@ export class Session {
     this.thread = new ThreadTracker();
     this.events = 0;
     this.bytes = 0;
+    this.backlog = [];
+    this.step = null;
+    this.replays = 0;
+    this.onRestored();
+    this.received = {};
     this.docs = {};
+    this.stored = {};
+    this.unsaved = { ...noneUnsaved(), error: this.unsaved.error, since: this.unsaved.since };
     this.next = 0;
     this.dropped = noDrops();
     this.unrecorded.clear();
     this.url = url;
   }
 
-  replay(doc: string, msg: PageMessage): void {
-    this.counting = false;
-    try {
-      this.apply(doc, msg);
-    } finally {
-      this.counting = true;
-    }
+  /** Queues the stored log of a session whose `docs` (all stored) were restored with it. */
+  replay(log: LogRecord[]): void {
+    this.received = { ...this.docs };
+    this.stored = { ...this.docs };
+    for (const r of log) this.backlog.push({ doc: r.doc, seq: null, msgs: r.msgs, done: 0, kept: [] });
+    this.replays += log.length;
+    if (this.replays > 0) this.restored = new Promise((resolve) => (this.onRestored = resolve));
+  }
+
+  /** Queues a relay batch; false when it was received already. */
+  receive(doc: string, seq: number, msgs: PageMessage[]): boolean {
+    if (seq <= (this.received[doc] ?? 0)) return false;
+    this.received[doc] = seq;
+    this.backlog.push({ doc, seq, msgs, done: 0, kept: [] });
+    return true;
+  }
+
+  get busy(): boolean {
+    return this.backlog.length > 0;
+  }
+
+  /**
+   * Applies the backlog in order, a step at a time (at least one), until `pause()` says to stop;
+   * returns the relay batches completed, whose docs seq it advanced.
+   */
+  work(pause: () => boolean): Applied[] {
+    const applied: Applied[] = [];
+    do {
+      const b = this.backlog[0];
+      if (!b) break;
+      const msg = b.msgs[b.done];
+      if (msg) {
+        this.replaying = b.seq === null;
+        let r: IteratorResult<void, boolean>;
+        try {
+          this.step ??= this.applying(b.doc, msg);
+          r = this.step.next();
+        } finally {
+          this.replaying = false;
+        }
+        if (!r.done) continue;
+        this.step = null;
+        b.done++;
+        if (r.value) b.kept.push(msg);
+        if (b.done < b.msgs.length) continue;
+      }
+      this.backlog.shift();
+      if (b.seq !== null) {
+        this.docs[b.doc] = b.seq;
+        applied.push({ doc: b.doc, seq: b.seq, kept: b.kept });
+      } else if (--this.replays === 0) {
+        this.onRestored();
+      }
+    } while (!pause());
+    return applied;
   }
 
   private drop(kind: keyof DropCounts, n = 1, bytes = 0): void {
-    if (!this.counting) return;
+    if (this.replaying) return;
     this.dropped[kind] += n;
     this.dropped.bytes += bytes;
   }
@@ -96,8 +190,8 @@ export class Session {
     return false;
   }
 
-  /** Applies one checked capture message; returns whether it belongs in the session's log. */
-  apply(doc: string, msg: PageMessage): boolean {
+  /** Applies one checked capture message, pausing between frames; returns whether it belongs in the session's log. */
+  private *applying(doc: string, msg: PageMessage): Generator<void, boolean> {
     if (msg.k === 'dropped') {
       this.drop('exchanges', msg.exchanges);
       this.drop('chunks', msg.chunks, msg.bytes);
@@ -114,7 +208,7 @@ export class Session {
     }
     if (msg.k === 'open') {
       if (this.byKey.has(key)) return this.refuse('rejected');
-      if (!this.recording) {
+      if (!this.recording && !this.replaying) {
         this.unrecorded.add(key);
         return false;
       }
@@ -180,7 +274,7 @@ export class Session {
         x.chunks.push({ time, bytes });
         x.view.bytes += bytes.byteLength;
         this.bytes += bytes.byteLength;
-        this.analyse(x, () => x.analyzer?.push(bytes, time));
+        yield* this.analyseChunk(x, bytes, time);
         return true;
       }
       case 'end':
@@ -209,6 +303,20 @@ export class Session {
     }
   }
 
+  /** `analyse` for a chunk, a frame per step. */
+  private *analyseChunk(x: Exchange, bytes: Uint8Array, time: number): Generator<void, void> {
+    const steps = x.analyzer?.pushing(bytes, time);
+    if (!steps) return;
+    for (;;) {
+      let more = false;
+      this.analyse(x, () => (more = !steps.next().done));
+      if (!more) return;
+      // The frame's findings change the report even when its event record is over the cap.
+      x.changed = true;
+      yield;
+    }
+  }
+
   private report(x: Exchange): ExchangeReport | null {
     if (!x.analyzer) return null;
     try {
@@ -225,7 +333,7 @@ export class Session {
   }
 
   stats(): SessionStats {
-    return { exchanges: this.exchanges.length, events: this.events, bytes: this.bytes, dropped: { ...this.dropped }, limits: { ...this.limits } };
+    return { exchanges: this.exchanges.length, events: this.events, bytes: this.bytes, dropped: { ...this.dropped }, limits: { ...this.limits }, unsaved: { ...this.unsaved } };
   }
 
   summary(): SessionSummary {

@@ -29,6 +29,13 @@ export interface LogRecord {
   msgs: PageMessage[];
 }
 
+/** A log record at its position in its tab's log. */
+export interface Append {
+  tabId: number;
+  n: number;
+  record: LogRecord;
+}
+
 const DB = 'agui-inspector';
 const META = 'meta';
 const LOG = 'log';
@@ -74,20 +81,25 @@ export class Store {
     return out;
   }
 
-  /** Appends log records and replaces meta records in one transaction: both land or neither. */
-  async write(metas: MetaRecord[], appends: { tabId: number; n: number; record: LogRecord }[]): Promise<void> {
+  /**
+   * One transaction, so all of it lands or none: first forgets the logs of `cleared` tabs and the logs
+   * and meta of `removed` ones, then replaces meta records and appends log records.
+   */
+  async write(w: { metas: MetaRecord[]; appends: Append[]; cleared: number[]; removed: number[] }): Promise<void> {
     const tx = this.db.transaction([META, LOG], 'readwrite');
-    for (const m of metas) tx.objectStore(META).put(m, m.tabId);
-    for (const a of appends) tx.objectStore(LOG).put(a.record, [a.tabId, a.n]);
-    await done(tx);
-  }
-
-  async remove(tabId: number, keepMeta?: MetaRecord): Promise<void> {
-    const tx = this.db.transaction([META, LOG], 'readwrite');
-    tx.objectStore(LOG).delete(range(tabId));
-    if (keepMeta) tx.objectStore(META).put(keepMeta, tabId);
-    else tx.objectStore(META).delete(tabId);
-    await done(tx);
+    const result = done(tx);
+    try {
+      for (const tabId of [...w.cleared, ...w.removed]) tx.objectStore(LOG).delete(range(tabId));
+      for (const tabId of w.removed) tx.objectStore(META).delete(tabId);
+      for (const m of w.metas) tx.objectStore(META).put(m, m.tabId);
+      for (const a of w.appends) tx.objectStore(LOG).put(a.record, [a.tabId, a.n]);
+    } catch (e) {
+      // A request that throws (a record that cannot be cloned, say) must not let the others commit.
+      result.catch(() => undefined);
+      tx.abort();
+      throw e;
+    }
+    await result;
   }
 
   async clearAll(): Promise<void> {

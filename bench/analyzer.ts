@@ -1,6 +1,6 @@
 import { ExchangeAnalyzer } from '../src/analyzer/index.ts';
 import { chunk, encodeProto, encodeSse, PROTO, runReference, SSE } from '../test/analyzer/support/harness.ts';
-import { median, type Section } from './report.ts';
+import { median, throughputRow, type Section } from './report.ts';
 import { realisticStream } from './stream.ts';
 
 const EVENTS = 100_000;
@@ -48,7 +48,7 @@ export async function throughput(): Promise<Section[]> {
     const chunks = chunk(bytes, () => CHUNK);
     const [ours, theirs] = (await race([() => analyze(chunks, contentType, body), () => reference(chunks, contentType, input)])) as [number, number];
     const mb = bytes.length / 1e6;
-    const row = (who: string, ms: number): (string | number)[] => [`${name}: ${who}`, events.length, mb.toFixed(1), ms.toFixed(0), Math.round(events.length / (ms / 1000)).toLocaleString('en'), (mb / (ms / 1000)).toFixed(1)];
+    const row = (who: string, ms: number): (string | number)[] => throughputRow(`${name}: ${who}`, events.length, mb, ms);
     rows.push(row('analyzer', ours), row('@ag-ui/client', theirs), [`${name}: ratio`, '', '', '', `${(theirs / ours).toFixed(1)}×`, `${(theirs / ours).toFixed(1)}×`]);
     const ratio = theirs / ours;
     const mbps = mb / (ours / 1000);

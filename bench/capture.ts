@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { Rng } from '../test/analyzer/support/prng.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from '../test/e2e/browsers.ts';
-import { formatSection, measuresSection, median, type Measure } from './report.ts';
+import { formatSection, measuresSection, median, percentile, type Measure } from './report.ts';
 
 const MB = 1e6;
 /** Under the default per-tab cap of 64 MiB (request body included), so nothing is dropped. */
@@ -43,7 +43,8 @@ const TIMED_GAP_MS = 2;
 const TIMED_RUNS = 3;
 /** Lets the worker's persistence and both browsers' garbage settle before the next run. */
 const SETTLE_MS = 300;
-const TARGET_RATIO = 0.95;
+/** What the page sees of a stream paced at PACED_MBPS with the extension, against without. */
+const TARGET_PACED_RATIO = 0.99;
 const TARGET_ADDED_MS = 1;
 
 const IDS = { threadId: 'thread-bench', runId: 'run-bench' };
@@ -228,11 +229,6 @@ async function latencyRun(side: Side, base: string): Promise<{ delays: number[];
   return { ...r, capture };
 }
 
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-}
-
 const round = (x: number, digits: number): number => Number(x.toFixed(digits));
 
 export async function captureBench(): Promise<Measure[]> {
@@ -288,8 +284,12 @@ export async function captureBench(): Promise<Measure[]> {
       { name: 'SSE throughput, no extension', value: round(speed(off), 1), unit: 'MB/s', note: `${spread(off)}; ${mb} MB, ${WRITE_MIN / 1024}–${WRITE_MAX / 1024} KB writes` },
       { name: 'SSE throughput, with extension', value: round(speed(on), 1), unit: 'MB/s', note: spread(on) },
       {
-        name: 'throughput ratio with/without', value: round(ratio, 3), unit: '×', target: `≥ ${TARGET_RATIO}`,
-        note: `${ratio >= TARGET_RATIO ? 'met' : 'MISSED'}; medians of ${RUNS} alternating runs after ${WARMUP} warm-up`,
+        name: 'throughput ratio with/without, unpaced', value: round(ratio, 3), unit: '×',
+        note: `medians of ${RUNS} alternating runs after ${WARMUP} warm-up; a loopback read as fast as the page can take it, so it shows the cost below rather than what a user meets`,
+      },
+      {
+        name: 'page-thread cost of capture', value: round(1000 / speed(on) - 1000 / speed(off), 2), unit: 'ms/MB',
+        note: 'the unpaced read\'s time per MB with the extension minus without',
       },
       {
         name: 'bytes the worker holds, with extension', value: round(100 * Math.min(...captures.map((c) => c.held)), 1), unit: '%', target: '100',
@@ -304,8 +304,8 @@ export async function captureBench(): Promise<Measure[]> {
       { name: `${pacedName}, no extension`, value: round(speed(off, pacedMbps), 1), unit: 'MB/s', note: `${spread(off, pacedMbps)}; the same ${mb} MB and writes, sent at ${PACED_MBPS} MB/s` },
       { name: `${pacedName}, with extension`, value: round(speed(on, pacedMbps), 1), unit: 'MB/s', note: spread(on, pacedMbps) },
       {
-        name: `${pacedName}, ratio with/without`, value: round(pacedRatio, 3), unit: '×', target: `≥ ${TARGET_RATIO}`,
-        note: `${pacedRatio >= TARGET_RATIO ? 'met' : 'MISSED'}; medians of ${RUNS} alternating runs after ${WARMUP} warm-up`,
+        name: `${pacedName}, ratio with/without`, value: round(pacedRatio, 3), unit: '×', target: `≥ ${TARGET_PACED_RATIO}`,
+        note: `${pacedRatio >= TARGET_PACED_RATIO ? 'met' : 'MISSED'}; what the page sees of a stream faster than any model's; medians of ${RUNS} alternating runs after ${WARMUP} warm-up`,
       },
       {
         name: `${pacedName}, bytes the worker holds`, value: round(100 * Math.min(...pacedRuns.captures.map((c) => c.held)), 1), unit: '%', target: '100',

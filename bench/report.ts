@@ -27,10 +27,21 @@ export function measuresSection(title: string, rows: Measure[], notes: string[] 
   };
 }
 
+/** One pipeline's row of a throughput table: events, MB, ms, events/s, MB/s. */
+export function throughputRow(name: string, events: number, mb: number, ms: number): (string | number)[] {
+  return [name, events, mb.toFixed(1), ms.toFixed(0), Math.round(events / (ms / 1000)).toLocaleString('en'), (mb / (ms / 1000)).toFixed(1)];
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The nearest-rank percentile `p` (0–100) of `xs`. */
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
 export function formatSection(s: Section): string {

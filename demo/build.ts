@@ -2,7 +2,7 @@
  * Bundles the demo page (it imports @ag-ui/client from node_modules, which a
  * browser cannot resolve on its own). Standalone: `npx tsx demo/build.ts`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -22,8 +22,13 @@ export async function buildDemoPage(): Promise<string> {
   return demoPageOutDir;
 }
 
+/** Built, and newer than every source the page bundles from demo/ (a stale page would run old code). */
 export function demoPageIsBuilt(): boolean {
-  return existsSync(join(demoPageOutDir, 'index.html'));
+  const built = join(demoPageOutDir, 'index.html');
+  if (!existsSync(built)) return false;
+  const sources = [...readdirSync(demoPageSourceDir).map((f) => join(demoPageSourceDir, f)), fileURLToPath(new URL('./scenarios.ts', import.meta.url))];
+  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
+  return statSync(built).mtimeMs >= newest;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

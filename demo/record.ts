@@ -6,7 +6,7 @@ import type { Interrupt, Message, RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
 import { startDemoAgent } from './agent.ts';
-import { demoFrontendTool, resumeEntriesFor, scenarios } from './scenarios.ts';
+import { demoFrontendTool, resumeEntriesFor, scenarios, type ScenarioInfo } from './scenarios.ts';
 
 export const demoUserMessage: Message = { id: 'user-1', role: 'user', content: 'Hi there, who are you?' };
 
@@ -22,6 +22,14 @@ export function demoInput(overrides: Partial<RunAgentInput> = {}): RunAgentInput
     state: { preferences: { units: 'metric' } },
     ...overrides,
   };
+}
+
+/** What the demo page sends for a scenario: a pre-1.0 client's input declares no protocolVersion. */
+export function scenarioInput(s: Pick<ScenarioInfo, 'client'>, overrides: Partial<RunAgentInput> = {}): Partial<RunAgentInput> {
+  const input = demoInput(overrides);
+  if (s.client !== 'pre-1.0') return input;
+  const { protocolVersion: _, ...pre } = input;
+  return pre;
 }
 
 /**
@@ -90,7 +98,7 @@ export async function recordDemoSession(base: string): Promise<CapturedExchange[
     for (const s of scenarios) {
       if (!s.transports.includes(transport)) continue;
       const runId = `${transport}-${s.name}`;
-      await post(s.name, transport, demoInput({ threadId, runId }));
+      await post(s.name, transport, scenarioInput(s, { threadId, runId }));
       if (s.name === 'interrupt') {
         await post(s.name, transport, demoInput({ threadId, runId: `${runId}-resumed`, resume: resumeEntriesFor(RAISED, 'all') }));
       }

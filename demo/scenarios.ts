@@ -37,7 +37,17 @@ export interface ScenarioInfo {
    * What the Inspector judges one request of this scenario (the `interrupt` scenario's first, unresumed
    * one): the exchange's verdict and the warning and error rules among its findings, exactly.
    */
-  inspector: { verdict: 'completed' | 'failed'; rules: readonly string[] };
+  inspector: {
+    verdict: 'completed' | 'failed';
+    rules: readonly string[];
+    /** A pre-1.0 exchange's 1.0-readiness items (warnings and errors), which never fail it. */
+    readiness?: readonly string[];
+  };
+  /**
+   * `pre-1.0`: the page sends it with the pre-1.0 reference client (`@ag-ui/client` 0.0.59, what current
+   * CopilotKit ships), whose input declares no protocolVersion; otherwise with the official 1.0 client.
+   */
+  client?: 'pre-1.0';
 }
 
 export type Scenario = ScenarioInfo &
@@ -447,6 +457,30 @@ const misbehaveMalformed: Scenario = {
   },
 };
 
+const preVersion: Scenario = {
+  name: 'pre-1.0',
+  client: 'pre-1.0',
+  inspector: { verdict: 'completed', rules: [], readiness: ['unrecognised/event-type', 'version/consumer-undeclared'] },
+  description: 'An app and agent from before 1.0, as every framework release on npm still ships: no protocolVersion on either side, and the agent thinks aloud with the retired THINKING_* events.',
+  shows:
+    'A pre-1.0 badge and nothing that is the app’s bug today; 1.0 readiness lists the undeclared version and the THINKING_* events a 1.0 consumer drops.',
+  transports: ['sse'],
+  encodable: false,
+  events: (input) => {
+    const thought = idFor(input, 'thought');
+    return [
+      { type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId },
+      { type: 'THINKING_START', title: 'Planning the answer' },
+      { type: 'THINKING_TEXT_MESSAGE_START' },
+      ...chunks('The user greets me; I should introduce myself briefly.').map((delta): WireEvent => ({ type: 'THINKING_TEXT_MESSAGE_CONTENT', delta })),
+      { type: 'THINKING_TEXT_MESSAGE_END' },
+      { type: 'THINKING_END' },
+      ...textMessage(thought, chatReply(input)),
+      runFinished(input),
+    ];
+  },
+};
+
 export const scenarios: readonly Scenario[] = [
   chat,
   tools,
@@ -458,6 +492,7 @@ export const scenarios: readonly Scenario[] = [
   misbehaveUnknown,
   misbehaveTruncated,
   misbehaveMalformed,
+  preVersion,
 ];
 
 export function findScenario(name: string): Scenario | undefined {
@@ -466,5 +501,5 @@ export function findScenario(name: string): Scenario | undefined {
 
 /** The scenario list without the event functions, as served at GET /scenarios. */
 export function scenarioInfo(): ScenarioInfo[] {
-  return scenarios.map(({ name, description, shows, transports, inspector }) => ({ name, description, shows, transports, inspector }));
+  return scenarios.map(({ name, description, shows, transports, inspector, client }) => ({ name, description, shows, transports, inspector, ...(client ? { client } : {}) }));
 }

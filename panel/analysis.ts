@@ -11,7 +11,6 @@ import { analyzeInput, type FieldStatus, type InputAnalysis } from '../src/analy
 import { FindingSink } from '../src/analyzer/sink.ts';
 import type { StateStep } from '../src/analyzer/state.ts';
 import type { ExchangeReport, NegotiationVerdict, RunReport } from '../src/analyzer/types.ts';
-import { negotiate } from '../src/analyzer/version.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 import type { Finding } from '../src/rules/types.ts';
 import { enforce } from '../src/schema/enforce.ts';
@@ -57,6 +56,9 @@ export interface InputDetail {
   stripped: StrippedMember[];
   /** The source's input findings (resume coverage included). */
   findings: Finding[];
+  /** The source's input verdict: for a pre-1.0 exchange, its own client's reading (readiness items do not count). */
+  verdict: 'valid' | 'invalid';
+  era: ExchangeReport['era'];
 }
 
 /** The whole stream read again: every event decoded, enforced, expanded and applied. */
@@ -111,17 +113,18 @@ export const inputOf = cached((x: PanelExchange): InputDetail => {
   const findings = report.input.findings;
   const fields: FieldRow[] = input.fields.map((f) => {
     const about = findings.filter((g) => aboutField(f.name, g));
-    const status: FieldStatus = about.some((g) => g.severity === 'error') ? 'error' : about.some((g) => g.severity === 'warning') ? 'warning' : 'fine';
+    // A readiness item is shown on its field but is no defect of it today.
+    const today = about.filter((g) => !g.readiness);
+    const status: FieldStatus = today.some((g) => g.severity === 'error') ? 'error' : today.some((g) => g.severity === 'warning') ? 'warning' : 'fine';
     return { ...f, status, value: input.value?.[f.name], findings: about };
   });
   const stripped = input.value ? stripsOf(enforce.input(input.value, input.version), 'input', null, input.value) : [];
-  return { input, fields, stripped, findings };
+  return { input, fields, stripped, findings, verdict: report.input.verdict, era: report.era };
 });
 
 /** Each run with its boundary events decoded: only those frames are read. */
 export const runsOf = cached((x: PanelExchange): RunRow[] => {
   const report = reportOf(x);
-  const { input } = inputOf(x);
   const at = (n: number | null): JsonObject | null => {
     const e = n === null ? undefined : x.events[n];
     const v = e ? decodeFrame(e).value : undefined;
@@ -133,7 +136,7 @@ export const runsOf = cached((x: PanelExchange): RunRow[] => {
       run,
       started,
       finished: at(run.finishedAt),
-      negotiation: negotiate(input.declared ?? input.version, started ? started.protocolVersion : undefined),
+      negotiation: run.negotiation,
     };
   });
 });
@@ -186,13 +189,10 @@ export interface PendingInterrupt {
 }
 
 export function pendingInterruptsFor(exchanges: readonly PanelExchange[], x: PanelExchange): PendingInterrupt[] | null {
+  // The input as analysed: a framework envelope's inner input, when the binding wraps it.
   const threadOf = (e: PanelExchange): string | undefined => {
-    try {
-      const v: unknown = JSON.parse(e.requestBody ?? '');
-      return isObject(v) && typeof v.threadId === 'string' ? v.threadId : undefined;
-    } catch {
-      return undefined;
-    }
+    const v = inputOf(e).input.value?.threadId;
+    return typeof v === 'string' ? v : undefined;
   };
   const thread = threadOf(x);
   if (thread === undefined) return null;

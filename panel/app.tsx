@@ -1,14 +1,15 @@
 /** The panel: the session's exchanges on top, the selected one's views below. */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { OriginControl } from './origin.tsx';
+import { LIMITS, type SessionStats } from '../src/messages.ts';
 import type { Finding } from '../src/rules/types.ts';
 import { fullOf, inputOf, pendingInterruptsFor, reportOf, runsOf } from './analysis.ts';
 import {
-  durationOf, endpointOf, formatBytes, formatMs, transportLabel, verdictOf,
+  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
 import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
-import { Empty } from './ui.tsx';
+import { Empty, EraBadge, presentFindings } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
 import { InputView } from './views/input.tsx';
@@ -83,6 +84,25 @@ function Toolbar({ source, state, actions, chosen }: { source: SessionSource; st
   );
 }
 
+/**
+ * The worker cannot store this tab's capture: what failed, and what a worker stop would lose. The
+ * page's relay keeps everything unacknowledged and resends it to a restarted worker, so what is at
+ * risk is what a closed page, or one holding more than its buffer, can no longer resend.
+ */
+function StorageWarning({ stats }: { stats: SessionStats }) {
+  const u = stats.unsaved;
+  if (u.error === null) return null;
+  return (
+    <div class="banner sev-warning" role="alert" data-testid="storage-warning" data-unsaved-messages={u.messages} data-unsaved-bytes={u.bytes}>
+      <strong>Capture is not being stored</strong>{u.since !== null ? <> since {new Date(u.since).toLocaleTimeString()}</> : null}: {u.error.replace(/\.$/, '')}.{' '}
+      {u.messages > 0
+        ? <>{u.messages} captured messages ({formatBytes(u.bytes)}) of this tab are held only in memory, by the extension and by the page. If the browser stops the extension's worker, the page sends them again — unless it was closed or reloaded, or held more than {formatBytes(LIMITS.relayBuffer)} unstored and dropped the rest (counted as dropped). </>
+        : <>Nothing of this tab is at risk yet; what it captures next is held only in memory until storing works. </>}
+      Retrying.
+    </div>
+  );
+}
+
 interface ListProps {
   state: SessionState;
   selected: string | null;
@@ -131,14 +151,17 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
             ref={(el) => { if (el) el.indeterminate = ticked > 0 && ticked < exchanges.length; }}
             onChange={(e) => onChoose(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
-        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true">Status</span><span aria-hidden="true">Transport</span><span aria-hidden="true">Verdict</span>
-        <span aria-hidden="true">Runs</span><span aria-hidden="true">Events</span><span aria-hidden="true">Duration</span><span aria-hidden="true">Findings</span>
+        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
+        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true">Findings</span>
       </div>
       <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
         {exchanges.map((x, i) => {
           const verdict = verdictOf(x);
-          const findings = x.report ? x.report.findings.length + x.report.input.findings.length : null;
+          const hint = rowHintOf(x);
+          const all = x.report ? allFindings(x.report) : null;
+          const findings = all ? presentFindings(all).length : null;
+          const readiness = all ? all.length - findings! : 0;
           return (
             <div
               key={x.id}
@@ -150,6 +173,7 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
               data-testid="exchange-row"
               data-id={x.id}
               data-verdict={verdict}
+              data-era={x.report?.era ?? ''}
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
             >
@@ -159,14 +183,19 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
                   data-testid="exchange-select" data-id={x.id} />
               </span>
               <span class="muted">{i + 1}</span>
-              <span class="endpoint" title={x.url}>{x.method} {endpointOf(x.url)}</span>
-              <span>{x.status ?? '…'}</span>
-              <span>{transportLabel(x.contentType)}</span>
-              <span><span class={`badge v-${verdict}`}>{verdict}</span></span>
-              <span>{x.report?.runs.length ?? '—'}</span>
-              <span>{x.events.length}</span>
-              <span>{formatMs(durationOf(x))}</span>
-              <span>{findings ?? '—'}</span>
+              <span class="endpoint" title={x.url}>
+                <span class="path">{x.method} {endpointOf(x.url)}</span>
+                <span class="hint muted" data-testid="exchange-hint">{[hint.time, hint.ids, hint.words].filter(Boolean).join(' · ')}</span>
+              </span>
+              <span class="c-status">{x.status ?? '…'}</span>
+              <span class="c-transport">{transportLabel(x.contentType)}</span>
+              <span><span class={`badge v-${verdict}`}>{verdict}</span>{x.report?.era === 'pre-1.0' ? <> <EraBadge /></> : null}</span>
+              <span class="c-runs">{x.report?.runs.length ?? '—'}</span>
+              <span class="c-events">{x.events.length}</span>
+              <span class="c-duration">{formatMs(durationOf(x))}</span>
+              <span title={readiness > 0 ? `${findings} findings, and ${readiness} 1.0-readiness items` : undefined}>
+                {findings ?? '—'}{readiness > 0 ? <span class="muted" data-testid="readiness-count"> +{readiness}</span> : null}
+              </span>
             </div>
           );
         })}
@@ -276,6 +305,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
       }}
     >
       <Toolbar source={source} state={state} actions={actions} chosen={chosen} />
+      {state.stats ? <StorageWarning stats={state.stats} /> : null}
       <ExchangeList state={state} selected={x?.id ?? null} onSelect={select} chosen={chosen} onChoose={choose} actions={actions} />
       {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (
@@ -285,7 +315,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
               {VIEWS.map((v, i) => (
                 <button key={v.id} type="button" role="tab" id={`tab-${v.id}`} aria-selected={v.id === view} aria-controls="view" tabIndex={v.id === view ? 0 : -1}
                   aria-keyshortcuts={String(i + 1)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
-                  {v.label}{v.id === 'findings' && x.report ? <span class="count"> {allFindings(x.report).length}</span> : null}
+                  {v.label}{v.id === 'findings' && x.report ? <span class="count"> {presentFindings(allFindings(x.report)).length}</span> : null}
                 </button>
               ))}
             </div>
@@ -327,7 +357,7 @@ function View({ x, view, pending, focusField, filter, setFilter, event, setEvent
     case 'timeline':
       return <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={filter} onFilter={setFilter} selected={event} onSelect={setEvent} detail={() => fullOf(x)} />;
     case 'findings':
-      return <FindingsView findings={allFindings(report)} onPick={pick} />;
+      return <FindingsView report={report} onPick={pick} />;
     case 'state':
       return <StateView full={fullOf(x)} inp={inputOf(x)} onEvent={goEvent} />;
   }

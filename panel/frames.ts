@@ -4,7 +4,7 @@
  * same events at the same times, so re-running the analyzer on it yields the same decoded values.
  * Transport-level detail (chunk boundaries, comments, line endings) is not recoverable this way.
  */
-import { decode } from '@ag-ui/proto';
+import { decodeEvent } from '../src/wire/proto-decode.ts';
 import type { Chunk } from '../src/formats/exchange.ts';
 import { fromBase64 } from '../src/base64.ts';
 import { mediaType, type EventView } from '../src/messages.ts';
@@ -44,7 +44,7 @@ export function rebuildChunks(events: readonly EventView[], contentType: string 
 /** Decodes one frame as a consumer would: JSON text, or a protobuf message. */
 export function decodeFrame(e: EventView): { value: unknown; error: string | null } {
   try {
-    return { value: e.rawEncoding === 'text' ? JSON.parse(e.raw) : decode(fromBase64(e.raw)), error: null };
+    return { value: e.rawEncoding === 'text' ? JSON.parse(e.raw) : decodeEvent(fromBase64(e.raw)), error: null };
   } catch (err) {
     return { value: undefined, error: err instanceof Error ? err.message : String(err) };
   }

@@ -9,6 +9,7 @@ import type { Chunk } from '../src/formats/exchange.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
+import { runAgentInputOf } from '../src/formats/detect.ts';
 
 export interface PanelExchange {
   id: string;
@@ -44,7 +45,7 @@ export interface SessionState {
   exchanges: PanelExchange[];
   stats: SessionStats | null;
   preserve: boolean;
-  /** Panel-side: while false, exchanges that begin are not added. */
+  /** The tab's record/pause state as the worker holds it: while false, the page records no new exchange and the worker refuses any that began before. */
   recording: boolean;
   /** While a file is read and analysed. */
   progress: ImportProgress | null;
@@ -112,4 +113,37 @@ export const SPEC_BASE = 'https://docs.ag-ui.com';
 
 export function specUrl(spec: string): string {
   return SPEC_BASE + spec;
+}
+
+/** What tells an exchange apart from its neighbours at a glance: when it started, its thread and run, its last user words. */
+export interface RowHint {
+  time: string | null;
+  ids: string | null;
+  words: string | null;
+}
+
+const hints = new WeakMap<PanelExchange, RowHint>();
+/** Ids shortened to their last characters, which is where generated ids differ. */
+const tail = (id: unknown): string | null => (typeof id === 'string' && id.length > 0 ? (id.length > 8 ? `…${id.slice(-6)}` : id) : null);
+
+export function rowHintOf(x: PanelExchange): RowHint {
+  const hit = hints.get(x);
+  if (hit) return hit;
+  const time = x.startedAt === null ? null : new Date(x.startedAt).toTimeString().slice(0, 8);
+  let input: Record<string, unknown> | null = null;
+  try {
+    input = x.requestBody === null ? null : runAgentInputOf(JSON.parse(x.requestBody));
+  } catch {
+    // Not JSON: the row says what else it can.
+  }
+  const thread = tail(input?.threadId);
+  const run = tail(input?.runId);
+  const messages = Array.isArray(input?.messages) ? input.messages : [];
+  const last = [...messages].reverse().find((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && (m as Record<string, unknown>).role === 'user');
+  const text = typeof last?.content === 'string' ? last.content : Array.isArray(last?.content) ? last.content.map((p) => (typeof p === 'object' && p !== null && typeof (p as Record<string, unknown>).text === 'string' ? (p as Record<string, string>).text : '')).join(' ') : '';
+  const words = text.trim().split(/\s+/).slice(0, 6).join(' ');
+  const hint = { time, ids: thread || run ? `${thread ?? '—'}/${run ?? '—'}` : null, words: words ? `“${words}${text.trim().split(/\s+/).length > 6 ? '…' : ''}”` : null };
+  // The request never changes once captured, so one reading serves every render.
+  if (x.requestBody !== null || x.outcome !== 'pending') hints.set(x, hint);
+  return hint;
 }

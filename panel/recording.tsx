@@ -1,18 +1,23 @@
 /** Import, export and copy: the controls that move a session in and out of the panel. */
 import { useRef, useState } from 'preact/hooks';
-import { REDACTION_GROUPS, type RedactionGroup } from '../src/recording/export.ts';
+import { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup } from '../src/recording/export.ts';
 import { exportFileName, type ImportProgress } from './files.ts';
 import { copyInWorker, download, exportInWorker, writeClipboard } from './jobs.ts';
 import { endpointOf, formatBytes, type PanelExchange, type SessionSource } from './model.ts';
 
 /** One line each, from what src/recording/redact.ts overwrites. */
 export const REDACTION_NOTES: Record<RedactionGroup, string> = {
-  messages: 'Message text and content parts, text deltas, interrupt questions and resume answers',
-  tools: 'Tool-call arguments and results (tool definitions stay)',
-  reasoning: 'Reasoning text and every encrypted value',
-  state: 'State, context values, activity content, run results, CUSTOM and RAW payloads',
-  forwardedProps: 'Values inside forwardedProps',
+  messages: 'Messages (text, parts, names), text events, interrupt questions, resume answers, error messages',
+  tools: 'Tool-call arguments and results, tool events, tool descriptions and parameter schemas',
+  reasoning: 'Reasoning messages and events, every encrypted value',
+  state: 'State, context, activity, run results, CUSTOM and RAW events, step and subagent events',
+  forwardedProps: 'Everything inside forwardedProps',
+  query: 'Query-string values in the URL (API keys ride there)',
 };
+
+/** What no group removes: src/recording/redact.ts's allow-list, in one line. */
+export const ALWAYS_KEPT =
+  'Always kept: ids, event types, keys, roles, versions, tool, step and subagent names, activity and MIME types, error codes, model ids, timestamps, structure and lengths; everything else in a ticked group becomes a filler, equal values alike, so the findings do not change.';
 
 export const ACCEPTED = '.har,.json,.jsonl,.ndjson,.sse,.txt,.bin,application/json,text/event-stream';
 
@@ -59,6 +64,16 @@ export function ImportProgressBar({ progress }: { progress: ImportProgress }) {
 type Note = { state: 'busy' | 'done' | 'failed'; text: string } | null;
 
 /** Export with redaction chosen by group: the whole session, or the exchanges ticked in the list. */
+/** Shifts an open popover left just enough to end inside the panel, however narrow DevTools is docked. */
+function keepInside(el: HTMLElement | null): void {
+  if (!el) return;
+  el.style.left = '0px';
+  const margin = 8;
+  const { left, right } = el.getBoundingClientRect();
+  const over = right - (document.documentElement.clientWidth - margin);
+  if (over > 0) el.style.left = `${-Math.min(over, left - margin)}px`;
+}
+
 export function ExportMenu({ source, exchanges, chosen, label, ready }: {
   source: SessionSource;
   exchanges: PanelExchange[];
@@ -67,7 +82,7 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
   label: string;
   ready: boolean;
 }) {
-  const [redact, setRedact] = useState<Set<RedactionGroup>>(new Set());
+  const [redact, setRedact] = useState<Set<RedactionGroup>>(() => new Set(DEFAULT_REDACTION));
   const [note, setNote] = useState<Note>(null);
   const picked = exchanges.filter((x) => chosen.has(x.id));
   const can = ready && source.captured !== undefined && note?.state !== 'busy';
@@ -96,7 +111,7 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
   };
 
   return (
-    <details class="export">
+    <details class="export" onToggle={(e) => keepInside(e.currentTarget.querySelector<HTMLElement>('.export-body'))}>
       <summary>Export</summary>
       <div class="export-body">
         <fieldset>
@@ -107,7 +122,7 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
               <span><strong>{g}</strong> <span class="muted">{REDACTION_NOTES[g]}</span></span>
             </label>
           ))}
-          <p class="muted">Values are overwritten in place with same-length fillers; ids, names and structure stay, so the findings do not change.</p>
+          <p class="muted">{ALWAYS_KEPT}</p>
         </fieldset>
         <div class="export-actions">
           <button type="button" disabled={!can || exchanges.length === 0} onClick={() => void run(exchanges)} data-testid="export-button">
@@ -117,6 +132,10 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
             Export selected ({picked.length})
           </button>
         </div>
+        <p class="muted" data-testid="export-replay">
+          To hand it over: attach the HAR to the bug report; the maintainer runs{' '}
+          <code>npx agui-inspector replay file.har</code> and points the app's agent URL at it to see the same stream, no agent needed.
+        </p>
         {note ? <p class={`export-note${note.state === 'failed' ? ' sev-error' : ''}`} role="status" data-testid="export-status" data-state={note.state}>{note.text}</p> : null}
       </div>
     </details>

@@ -5,8 +5,8 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
 import {
-  PANEL_PORT,
-  type ExchangeView, type PanelToWorker, type Request, type SessionStats, type WorkerToPanel,
+  PANEL_PORT, noneUnsaved,
+  type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
 import { unpackEvents, type ExchangeMeta, type ExchangeSet, type ImportMessage } from './files.ts';
 import { startImport, type Job } from './jobs.ts';
@@ -14,7 +14,7 @@ import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
-/** Coalesces bursts of updates (the worker flushes every 20 ms, an import every 40 ms) into one render. */
+/** Coalesces bursts of updates (the worker posts as soon as it has analysed a batch, an import at most every 40 ms) into one render per frame. */
 class Emitter {
   private listeners = new Set<Listener>();
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -164,6 +164,7 @@ export class LiveSource implements SessionSource {
     const wanted = new Set(ids);
     const exchangeIds = this.order.filter((x) => wanted.has(x.id)).map((x) => x.id);
     const har = await request({ type: 'agui-inspector/export', tabId: this.tabId, exchangeIds });
+    // Typed is not checked: a worker of another build could still answer otherwise.
     if (typeof har !== 'string') throw new Error('the background worker did not answer with a HAR');
     return { har, count: exchangeIds.length };
   }
@@ -175,8 +176,9 @@ export class LiveSource implements SessionSource {
   }
 }
 
-function request(req: Request): Promise<unknown> {
-  return browser.runtime.sendMessage(req);
+/** Asks the worker; the answer's type is the one `RequestMap` pairs with the request. */
+function request<R extends Request>(req: R): Promise<Reply<R>> {
+  return browser.runtime.sendMessage(req) as Promise<Reply<R>>;
 }
 
 /**
@@ -283,5 +285,6 @@ function statsOf(xs: PanelExchange[]): SessionStats {
     exchanges: xs.length, events, bytes,
     dropped: { exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 },
     limits: { maxEvents: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
+    unsaved: noneUnsaved(),
   };
 }

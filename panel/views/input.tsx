@@ -2,7 +2,7 @@
 import type { Finding } from '../../src/rules/types.ts';
 import { isObject } from '../../src/json.ts';
 import type { FieldRow, InputDetail, PendingInterrupt } from '../analysis.ts';
-import { Empty, FindingLine, Json, Severity, SpecLink } from '../ui.tsx';
+import { Empty, EraBadge, FindingLine, Json, presentFindings, Severity, SpecLink } from '../ui.tsx';
 import { Content } from './content.tsx';
 
 function summary(f: FieldRow): string {
@@ -107,11 +107,13 @@ export function InputView({ inp, pending, focusField }: { inp: InputDetail; pend
   const unplaced = inp.findings.filter((f) => !fields.some((x) => x.findings.includes(f)));
   return (
     <section class="input-view">
-      <p class="lede" data-testid="input-verdict" data-verdict={input.verdict}>
-        Judged as a {input.version} producer receiving it: <strong class={`verdict-${input.verdict}`}>{input.verdict}</strong>
-        {input.verdict === 'invalid' ? ' — a producer must reject it' : ' — a producer can run it'}
+      <p class="lede" data-testid="input-verdict" data-verdict={inp.verdict} data-era={inp.era}>
+        {inp.era === 'pre-1.0' ? <><EraBadge /> Judged as its pre-1.0 peer receiving it: </> : <>Judged as a {input.version} producer receiving it: </>}
+        <strong class={`verdict-${inp.verdict}`}>{inp.verdict}</strong>
+        {inp.verdict === 'invalid' ? ' — a producer must reject it' : ' — a producer can run it'}
         {input.declared === null ? ' (the input declares no protocolVersion)' : ` (declares ${JSON.stringify(input.declared)})`}
-        {obligations(inp.findings)}.
+        {obligations(presentFindings(inp.findings))}
+        {inp.era === 'pre-1.0' && inp.findings.some((f) => f.readiness) ? '; 1.0-readiness items are marked' : ''}.
       </p>
       <ol class="fields">
         {fields.map((f) => (

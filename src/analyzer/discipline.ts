@@ -217,11 +217,13 @@ export class RunDiscipline {
 
   /** RUN_FINISHED: everything opened must be closed already. */
   finish(index: number): void {
-    const left: string[] = [];
-    for (const [fam, items] of this.open) if (items.size) left.push(`${fam.label}s still open: ${[...items.keys()].join(', ')}`);
-    if (this.steps.size) left.push(`steps still open: ${[...this.steps].map((k) => k.split('\0')[1]).join(', ')}`);
-    if (this.activeSubagents.size) left.push(`subagent invocations still active: ${[...this.activeSubagents].join(', ')}`);
-    for (const l of left) this.sink.report(DISCIPLINE_RULES.openAtFinish, `Cannot send 'RUN_FINISHED' while ${l}`, { event: index });
+    // Reasoning left open is a 1.0-readiness item for a pre-1.0 exchange: @ag-ui/client 0.0.59's verifyEvents
+    // refuses RUN_FINISHED over open steps, text messages, tool calls and subagents, never over reasoning (era.ts).
+    const left: [string, boolean][] = [];
+    for (const [fam, items] of this.open) if (items.size) left.push([`${fam.label}s still open: ${[...items.keys()].join(', ')}`, fam === REASONING_MSG || fam === REASONING_SPAN]);
+    if (this.steps.size) left.push([`steps still open: ${[...this.steps].map((k) => k.split('\0')[1]).join(', ')}`, false]);
+    if (this.activeSubagents.size) left.push([`subagent invocations still active: ${[...this.activeSubagents].join(', ')}`, false]);
+    for (const [l, pre10Readiness] of left) this.sink.report(DISCIPLINE_RULES.openAtFinish, `Cannot send 'RUN_FINISHED' while ${l}`, { event: index }, pre10Readiness);
   }
 
   private triad(fam: Family, action: 'open' | 'continue' | 'close', ev: Ev, owner: string, index: number): void {

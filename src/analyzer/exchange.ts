@@ -1,12 +1,13 @@
 import { isObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
-import { enforcementFindings } from '../schema/rules.ts';
+import { enforcementFindings, SCHEMA_RULES } from '../schema/rules.ts';
 import { createDecoder } from '../wire/index.ts';
 import { TRANSPORT_RULES } from '../wire/rules.ts';
 import type { WireItem } from '../wire/types.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
+import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls, type Era } from './era.ts';
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
@@ -24,6 +25,9 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   sentAt?: number;
   onState?: (step: StateStep) => void;
 }
+
+/** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
+const SLICE = 64 * 1024;
 
 /**
  * The whole pipeline for one request/response pair, incremental over the response's chunks:
@@ -61,8 +65,24 @@ export class ExchangeAnalyzer {
   }
 
   push(chunk: Uint8Array, time: number): void {
+    const steps = this.pushing(chunk, time);
+    while (!steps.next().done);
+  }
+
+  /**
+   * `push`, pausing after each frame: a caller that must stay responsive (the extension's worker)
+   * resumes it when it has time, and the result is the same as pushing in one go.
+   */
+  *pushing(chunk: Uint8Array, time: number): Generator<void, void> {
     if (this.ended || this.rejected) return;
-    for (const item of this.decoder.push(chunk, time)) this.item(item);
+    // A body read whole (a file) is fed in slices: each slice's events are judged and let go while
+    // young, instead of every event of the body being decoded, held and promoted before the first is judged.
+    for (let at = 0; at < chunk.length; at += SLICE) {
+      for (const item of this.decoder.push(chunk.subarray(at, at + SLICE), time)) {
+        this.item(item);
+        yield;
+      }
+    }
   }
 
   end(time: number): void {
@@ -90,10 +110,22 @@ export class ExchangeAnalyzer {
       return;
     }
     const result = enforce.event(item.value, this.version);
+    const pre10 = this.mayBePre10(item.value);
+    const legacy = pre10 ? withoutPre10Nulls(item.value) : null;
     if (result.verdict !== 'ok' || result.stripped.length > 0) {
-      for (const f of enforcementFindings(result, this.version, index)) this.sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+      for (const f of enforcementFindings(result, this.version, index)) {
+        this.sink.add(f, result.verdict === 'fatal' && f.rule === SCHEMA_RULES.malformed.id, pre10 && pre10ReadinessOnly(f, item.value, legacy?.paths ?? []));
+      }
     }
-    if (result.verdict === 'ok' && isObject(result.value)) this.verifier.handle(result.value as Ev, index!);
+    // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
+    const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
+    if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
+  }
+
+  /** Whether the exchange can still turn out pre-1.0 (report's era) with this event: nothing declared a version so far. */
+  private mayBePre10(event: unknown): boolean {
+    if (this.o.as !== undefined || this.input.declared !== null) return false;
+    return !(isObject(event) && event.protocolVersion !== undefined) && this.verifier.runs.every((r) => r.protocolVersion === null);
   }
 
   /** The report as of now: final after `end()`, live before it. */
@@ -103,15 +135,21 @@ export class ExchangeAnalyzer {
     const producer = requested?.protocolVersion ?? null;
     const verdicts = this.verifier.negotiations;
     const negotiation: NegotiationVerdict = verdicts.at(-1) ?? 'undeclared';
+    const era: Era = this.input.declared === null && runs.every((r) => r.protocolVersion === null) ? 'pre-1.0' : '1.x';
+    const input = { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings };
     const findings: Finding[] = this.sink.list();
+    const verdict = this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed';
+    const base = { source: this.o.source, era, consumerVersion: this.version, negotiation: { consumer: this.input.declared, producer, verdict: negotiation }, runs };
+    // `--as` asks for one version's reading: no split.
+    if (era === '1.x' || this.o.as !== undefined) return { ...base, input, verdict, readiness: null, findings };
+    const pre = splitReadiness(findings, this.sink.fatalRules, this.sink.pre10Readiness);
+    const preInput = splitReadiness(input.findings, this.input.fatalRules);
     return {
-      source: this.o.source,
-      consumerVersion: this.version,
-      input: { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings },
-      negotiation: { consumer: this.input.declared, producer, verdict: negotiation },
-      runs,
-      verdict: this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed',
-      findings,
+      ...base,
+      input: { ...input, verdict: preInput.fatal ? 'invalid' : 'valid', findings: preInput.findings },
+      verdict: pre.fatal || preInput.fatal ? 'failed' : 'completed',
+      readiness: { verdict },
+      findings: pre.findings,
     };
   }
 

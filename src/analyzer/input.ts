@@ -2,6 +2,7 @@ import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules, type Finding, type ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
 import { enforcementFindings } from '../schema/rules.ts';
+import { envelopeOf, isBareRunAgentInput } from '../formats/detect.ts';
 import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import { consumerVersionFor, KNOWN_VERSIONS, parseVersion, compareVersions } from './version.ts';
@@ -55,6 +56,14 @@ export const INPUT_RULES = defineRules({
     spec: 'events/tool-calls',
     title: 'A tool message answers a toolCallId that no earlier assistant message called',
   },
+  enveloped: {
+    id: 'input/enveloped',
+    category: 'input',
+    severity: 'info',
+    fatal: false,
+    spec: 'basic/transports#the-binding-contract',
+    title: "The binding wraps the RunAgentInput in a framework envelope; the input inside is what is judged",
+  },
   duplicateResume: {
     id: 'interrupt/duplicate-resume-entry',
     category: 'interrupt',
@@ -89,6 +98,8 @@ export interface InputAnalysis {
   /** The consumer's protocolVersion declaration, verbatim. */
   declared: string | null;
   version: ProtocolVersion;
+  /** Rules that fired fatally on the input: a pre-1.0 reading re-decides the verdict from them (era.ts). */
+  fatalRules: ReadonlySet<string>;
 }
 
 /** The spec's field order, each with what it obliges (basic/run-input). */
@@ -115,7 +126,7 @@ export type InputCheck = (sink: FindingSink, input: JsonObject) => void;
 export function analyzeInput(body: string | undefined, as?: ProtocolVersion, further?: InputCheck): InputAnalysis {
   if (body === undefined) {
     const version = as ?? '1.0';
-    return { present: false, value: null, effective: null, verdict: 'valid', findings: [], fields: [], declared: null, version };
+    return { present: false, value: null, effective: null, verdict: 'valid', findings: [], fields: [], declared: null, version, fatalRules: new Set() };
   }
   let parsed: unknown;
   let parseError: string | null = null;
@@ -124,10 +135,16 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion, fur
   } catch (e) {
     parseError = e instanceof Error ? e.message : String(e);
   }
+  const envelope = parseError === null && !isBareRunAgentInput(parsed) ? envelopeOf(parsed) : null;
+  if (envelope) parsed = envelope.inner;
   const value = isObject(parsed) ? parsed : null;
   const declared = value && typeof value.protocolVersion === 'string' ? value.protocolVersion : null;
   const version = as ?? consumerVersionFor(value?.protocolVersion);
   const sink = new FindingSink(version);
+  if (envelope) {
+    const { name, method, at } = envelope.envelope;
+    sink.report(INPUT_RULES.enveloped, `The request is a ${name} envelope (${method.member} ${JSON.stringify(envelope.operation)}); the RunAgentInput is its ${JSON.stringify(at)} member, and paths below point into it`, { path: '' });
+  }
   if (parseError !== null) {
     sink.report(INPUT_RULES.notJson, `The request body is not JSON (${parseError}): a producer must reject it before RUN_STARTED`);
     return finish(sink, null, null, declared, version);
@@ -156,7 +173,7 @@ function finish(sink: FindingSink, value: JsonObject | null, effective: JsonObje
         return { name: f.name, present, status, note: present ? f.present(value[f.name]) : f.absent, spec: `/spec/${version}/${f.spec}` };
       })
     : [];
-  return { present: true, value, effective, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version };
+  return { present: true, value, effective, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version, fatalRules: sink.fatalRules };
 }
 
 function checkDeclaration(sink: FindingSink, input: JsonObject): void {

@@ -70,9 +70,9 @@ export function consumerDeclaration(input: Record<string, unknown> | null): stri
   return input && typeof input.protocolVersion === 'string' ? input.protocolVersion : null;
 }
 
-/** One RUN_STARTED's declaration against the consumer's; reports what the verdict obliges. */
+/** One RUN_STARTED's declaration against the consumer's; reports what the verdict obliges, unless `sink` is null. */
 export function judgeProducer(
-  sink: FindingSink,
+  sink: FindingSink | null,
   consumer: string | null,
   judgedAs: ProtocolVersion,
   producer: unknown,
@@ -82,6 +82,7 @@ export function judgeProducer(
   const verdict = negotiate(against, producer);
   const shown = JSON.stringify(producer);
   const where = { event: index, path: '/protocolVersion' };
+  if (!sink) return verdict;
   switch (verdict) {
     case 'undeclared':
       sink.report(VERSION_RULES.producerUndeclared, `RUN_STARTED declares no protocolVersion: a producer from before the protocol carried a version (a ${judgedAs} producer must declare the version it speaks)`, where);

@@ -156,6 +156,7 @@ export class Verifier {
     this.orphan = new RunDiscipline(o.sink);
     const start = o.input && o.input.state !== undefined ? o.input.state : {};
     this.state = new StateTracker(o.sink, start, o.onState);
+    this.state.unknown = o.input === null;
   }
 
   handle(ev: Ev, index: number): void {
@@ -213,6 +214,7 @@ export class Verifier {
       requested: false,
       outcome: 'running',
       protocolVersion: typeof ev.protocolVersion === 'string' ? ev.protocolVersion : null,
+      negotiation: 'undeclared',
       startedAt: index,
       finishedAt: null,
       interrupts: [],
@@ -220,9 +222,14 @@ export class Verifier {
     this.runs.push(report);
     this.current = { report, status: 'active', discipline: new RunDiscipline(sink) };
     this.orphan = new RunDiscipline(sink);
-    this.negotiations.push(judgeProducer(sink, this.o.consumerDeclared, this.o.version, ev.protocolVersion, index));
+    // A replayed run (basic/transports#the-binding-contract) is history: its declaration and its input echo
+    // are that run's own, from its own request, so only the requested run's are judged against this input.
+    const requestedId = input ? str(input, 'runId') : undefined;
+    const replayed = requestedId !== undefined && report.runId !== requestedId;
+    report.negotiation = judgeProducer(replayed ? null : sink, this.o.consumerDeclared, this.o.version, ev.protocolVersion, index);
+    this.negotiations.push(report.negotiation);
     this.checkThread(ev, index);
-    if (input && isObject(ev.input)) this.compareEcho(ev.input, input, index);
+    if (input && isObject(ev.input) && !replayed) this.compareEcho(ev.input, input, index);
   }
 
   private finished(ev: Ev, index: number, first: boolean): void {
@@ -275,7 +282,7 @@ export class Verifier {
     }
     if (!run) {
       // A run that failed before it began: it still has an outcome to report.
-      const report: RunReport = { runId: null, threadId: null, parentRunId: null, requested: false, outcome: 'error', protocolVersion: null, startedAt: null, finishedAt: index, interrupts: [] };
+      const report: RunReport = { runId: null, threadId: null, parentRunId: null, requested: false, outcome: 'error', protocolVersion: null, negotiation: 'undeclared', startedAt: null, finishedAt: index, interrupts: [] };
       this.runs.push(report);
       this.current = { report, status: 'errored', discipline: new RunDiscipline(sink) };
       return;

@@ -12,6 +12,14 @@ export const STATE_RULES = defineRules({
     spec: 'basic/patterns/snapshots',
     title: 'A STATE_DELTA that does not apply leaves the state as it was',
   },
+  baselineUnknown: {
+    id: 'state/baseline-unknown',
+    category: 'state',
+    severity: 'info',
+    fatal: false,
+    spec: 'events/state',
+    title: "A STATE_DELTA before any snapshot applies to the input's state, which is unknown here: it cannot be checked",
+  },
 });
 
 /** What the state was after one state event, for the panel's state view. */
@@ -65,6 +73,12 @@ export class StateTracker {
   private target: PatchTarget;
   /** The latest step reported, which the next one is worked out from; kept only when steps are wanted. */
   private last: Step | null;
+  /**
+   * True while the state is not known: no input was given, so the baseline deltas apply to (the input's
+   * `state`, events/state) is unknown until the first snapshot replaces it.
+   */
+  unknown = false;
+  private saidUnknown = false;
 
   constructor(
     private readonly sink: FindingSink,
@@ -82,8 +96,13 @@ export class StateTracker {
 
   handle(ev: Ev, index: number): void {
     if (ev.type === 'STATE_SNAPSHOT') {
+      this.unknown = false;
       this.target = new PatchTarget(ev.snapshot);
       this.step(new Step(index, false, null, null, ev.snapshot));
+    } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta) && this.unknown) {
+      // Said once: every delta until a snapshot is equally unjudgeable.
+      if (!this.saidUnknown) this.sink.report(STATE_RULES.baselineUnknown, "A STATE_DELTA arrived before any STATE_SNAPSHOT, and without the request its baseline (the input's state) is unknown: deltas until the first snapshot cannot be checked", { event: index, path: '/delta' });
+      this.saidUnknown = true;
     } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
       const result = this.target.apply(ev.delta);
       if (!result.ok) this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });

@@ -1,4 +1,5 @@
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { Era } from './era.ts';
 import type { Transport } from '../wire/types.ts';
 
 export type NegotiationVerdict = 'same' | 'producer-newer' | 'producer-older' | 'uninterpretable' | 'undeclared';
@@ -14,6 +15,8 @@ export interface RunReport {
   outcome: RunOutcome;
   /** What this run's RUN_STARTED declared, verbatim (null when absent). */
   protocolVersion: string | null;
+  /** That declaration against the consumer's; a replayed run's is shown but not judged (findings). */
+  negotiation: NegotiationVerdict;
   /** Event indices of the run's boundaries. */
   startedAt: number | null;
   finishedAt: number | null;
@@ -24,11 +27,17 @@ export interface RunReport {
 /** The CLI's JSON contract for one exchange (`--format json`). */
 export interface ExchangeReport {
   source: string;
+  /** `pre-1.0` when neither the input nor any RUN_STARTED declares a protocolVersion (analyzer/era.ts). */
+  era: Era;
+  /** The version the 1.0 reading is judged as: the input's declaration, `--as`, or 1.0 for a pre-1.0 peer. */
   consumerVersion: ProtocolVersion;
   input: { present: boolean; verdict: 'valid' | 'invalid'; findings: Finding[] };
   negotiation: { consumer: string | null; producer: string | null; verdict: NegotiationVerdict };
   runs: RunReport[];
+  /** What a conforming consumer concludes; for a pre-1.0 exchange, its own (pre-1.0) client: readiness items do not count. */
   verdict: 'completed' | 'failed';
+  /** A pre-1.0 exchange judged by default: what a 1.0 consumer would conclude after the app upgraded. Null otherwise. */
+  readiness: { verdict: 'completed' | 'failed' } | null;
   findings: Finding[];
 }
 

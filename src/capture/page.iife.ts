@@ -5,7 +5,10 @@
  * What the page observes must not change: the same bytes in the same chunks, the same errors, abort
  * and cancel behaviour, backpressure (the body is read only when the page reads), no extra requests.
  * Wrappers are Proxies of the originals, so name, length and prototype are the native ones, and
- * Function.prototype.toString reports the original source for them. Non-AG-UI traffic is handed back
+ * Function.prototype.toString reports the original source for them. The page's arguments are read as
+ * the native reads them, once (readInit, stringArgs, bodyArgument), and errors reach the page without
+ * our frames in their stack (clean). What remains observable is listed in the README's privacy
+ * section and pinned by test/e2e/capture-unseen.test.ts. Non-AG-UI traffic is handed back
  * untouched (the original Response object); only SSE responses get a pass-through body until their
  * first event shows whether they are AG-UI.
  *
@@ -17,17 +20,14 @@
  * The page can tamper with anything in this world after we ran; that only falsifies its own capture,
  * and the relay treats everything from here as untrusted.
  */
-import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage } from '../messages.ts';
-import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from './detect.ts';
+import { HANDSHAKE, LIMITS, STAGING_BYTES, mediaType, type Api, type BodyNote, type Outcome, type PageMessage, type RelayToPage } from '../messages.ts';
+import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '../formats/detect.ts';
+import { withoutUserInfo } from '../formats/url.ts';
 
 (() => {
-  const marker = Symbol.for('agui-inspector/installed');
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  // all_frames plus dynamic registration can inject twice into one document.
-  if (g[marker]) return;
-  Object.defineProperty(g, marker, { value: true });
-
-  const { apply, construct } = Reflect;
+  // Nothing marks the page as instrumented: the dynamic registration excludes the manifest's origins
+  // (background/origins.ts), and a second copy would only wrap the wrappers, its handshake ignored.
+  const { apply, construct, getOwnPropertyDescriptor: ownDescriptor, defineProperty } = Reflect;
   const perf = performance;
   const now = (): number => perf.timeOrigin + perf.now();
   const encoder = new TextEncoder();
@@ -41,6 +41,21 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   const blobText = Blob.prototype.text;
   const blobArrayBuffer = Blob.prototype.arrayBuffer;
   const requestClone = Request.prototype.clone;
+  const getter = (proto: object, key: string): (() => unknown) => Object.getOwnPropertyDescriptor(proto, key)!.get!;
+  // Firefox's Request has no `body`.
+  const requestBody = Object.getOwnPropertyDescriptor(Request.prototype, 'body')?.get;
+  const requestText = Request.prototype.text;
+  const requestUrl = getter(Request.prototype, 'url');
+  const requestMethod = getter(Request.prototype, 'method');
+  const requestHeaders = getter(Request.prototype, 'headers');
+  const requestBodyUsed = getter(Request.prototype, 'bodyUsed');
+  const blobSize = getter(Blob.prototype, 'size');
+  const blobType = getter(Blob.prototype, 'type');
+  const paramsToString = URLSearchParams.prototype.toString;
+  const streamTee = ReadableStream.prototype.tee;
+  const NativeHeaders = Headers;
+  const NativePromise = Promise;
+  const promiseReject = Promise.reject;
   const addListener = EventTarget.prototype.addEventListener;
   const Bytes = Uint8Array;
   const NativeArrayBuffer = ArrayBuffer;
@@ -69,8 +84,8 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     const data: unknown = ev.data;
     if (data instanceof NativeArrayBuffer) {
       if (data.byteLength === STAGING_BYTES && spare.length < 8) spare.push(data);
-    } else if (typeof data === 'object' && data !== null && typeof (data as { recording?: unknown }).recording === 'boolean') {
-      recording = (data as { recording: boolean }).recording;
+    } else if (typeof data === 'object' && data !== null && typeof (data as Partial<RelayToPage>).recording === 'boolean') {
+      recording = (data as RelayToPage).recording;
     }
   };
   let batch: PageMessage[] = [];
@@ -118,9 +133,69 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   }
 
   // ── native-looking wrappers ───────────────────────────────────────────────
+  /**
+   * Errors thrown through a wrapper carry its frames, which in Chrome name this script by its
+   * chrome-extension:// URL. They reach the page with those frames cut from their stack, and while a
+   * wrapper runs the page's Error.stackTraceLimit is raised by SPARE_FRAMES, so the page keeps as many
+   * frames of its own as the native call alone would have captured. Firefox names the script
+   * `<anonymous code>` and keeps `stack` on the prototype, where rewriting it would add an own
+   * property: there errors are left as they are (see the README's privacy section).
+   */
+  const ErrorCtor = Error as ErrorConstructor & { stackTraceLimit?: unknown; isError?: (v: unknown) => boolean };
+  const script = /(\w+-extension:\/\/[^\s)]+?):\d+:\d+/.exec(new ErrorCtor().stack ?? '')?.[1] ?? null;
+  const isError = ErrorCtor.isError;
+  const stackAccessors = new Set([new ErrorCtor(), new DOMException()].map((e) => ownDescriptor(e, 'stack')?.get));
+  const SPARE_FRAMES = 4;
+  const FRAME = /^\s+at /;
+  let pageLimit = Infinity;
+  let depth = 0;
+
+  function clean(e: unknown): unknown {
+    if (script === null || !isError || !apply(isError, ErrorCtor, [e])) return e;
+    // A page's own Error.prepareStackTrace formats stacks its way, when it reads them.
+    const prepare = ownDescriptor(ErrorCtor, 'prepareStackTrace');
+    if (prepare && (prepare.get || prepare.value !== undefined)) return e;
+    const desc = ownDescriptor(e as Error, 'stack');
+    // Only the engine's own accessor is called: a page-defined one is page code.
+    if (!desc || (desc.get ? !stackAccessors.has(desc.get) || !desc.set : !desc.writable)) return e;
+    const stack: unknown = desc.get ? apply(desc.get, e, []) : desc.value;
+    if (typeof stack !== 'string' || !stack.includes(script)) return e;
+    const kept: string[] = [];
+    let frames = 0;
+    for (const line of stack.split('\n')) {
+      if (!FRAME.test(line)) kept.push(line);
+      else if (!line.includes(script) && frames++ < pageLimit) kept.push(line);
+    }
+    if (desc.set) apply(desc.set, e, [kept.join('\n')]);
+    else defineProperty(e as Error, 'stack', { ...desc, value: kept.join('\n') });
+    return e;
+  }
+
+  /** Runs a wrapper's trap: see clean(). */
+  function guarded<R>(trap: (...args: never[]) => R, handler: object, args: unknown[]): R {
+    const limit = depth++ === 0 && script !== null ? ownDescriptor(ErrorCtor, 'stackTraceLimit') : undefined;
+    const raise = typeof limit?.value === 'number' && limit.writable === true && limit.value >= 0;
+    if (raise) {
+      pageLimit = limit.value as number;
+      ErrorCtor.stackTraceLimit = pageLimit + SPARE_FRAMES;
+    }
+    try {
+      return apply(trap, handler, args);
+    } catch (e) {
+      throw clean(e);
+    } finally {
+      depth--;
+      if (raise) ErrorCtor.stackTraceLimit = pageLimit;
+    }
+  }
+
   const originals = new WeakMap<object, object>();
   function wrap<F extends object>(original: F, handler: ProxyHandler<F>): F {
-    const proxy = new Proxy(original, handler);
+    const { apply: onApply, construct: onConstruct } = handler;
+    const proxy = new Proxy(original, {
+      apply: onApply && ((target, self, args) => guarded(onApply, handler, [target, self, args])),
+      construct: onConstruct && ((target, args, newTarget) => guarded(onConstruct, handler, [target, args, newTarget])),
+    });
     originals.set(proxy, original);
     return proxy;
   }
@@ -196,7 +271,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     private flush(text: string | null, note: BodyNote | null): void {
       this.state = 'recording';
       post({
-        k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: this.req.url,
+        k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: withoutUserInfo(this.req.url),
         requestContentType: this.req.contentType()?.slice(0, LIMITS.text) ?? null, requestBody: text, requestBodyNote: note,
       });
       const queued = this.queue;
@@ -229,7 +304,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     }
 
     response(r: Omit<Extract<PageMessage, { k: 'response' }>, 'k' | 'id' | 't'>): void {
-      this.send({ k: 'response', id: this.id, t: now(), ...r });
+      this.send({ k: 'response', id: this.id, t: now(), ...r, url: withoutUserInfo(r.url) });
     }
 
     chunk(bytes: Uint8Array): void {
@@ -336,17 +411,28 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     return text.then(textBody, (e: unknown) => ({ agui: false, text: null, note: e instanceof RangeError ? 'too-large' : 'unreadable' }));
   }
 
-  /** Body of an XHR send() or a fetch init; streams are handled by the fetch wrapper. */
+  /**
+   * A body as the native takes it: an object of no body type is converted to a string here, once,
+   * and the native gets the string (converting it twice would call the page's toString twice).
+   */
+  function bodyArgument(body: unknown, acceptsDocument: boolean): unknown {
+    if ((typeof body !== 'object' && typeof body !== 'function') || body === null) return body;
+    if (body instanceof Blob || body instanceof ArrayBuffer || ArrayBuffer.isView(body) || body instanceof URLSearchParams
+      || body instanceof FormData || body instanceof NativeReadableStream || (acceptsDocument && body instanceof Document)) return body;
+    return `${body as unknown as string}`;
+  }
+
+  /** Body of an XHR send() or a fetch init, after bodyArgument(); streams are handled by the fetch wrapper. */
   function inspectBody(body: unknown): Body | Promise<Body> {
     if (body === null || body === undefined) return NO_BODY;
     if (typeof body === 'string') return textBody(body);
     if (body instanceof Blob) {
-      return body.size > LIMITS.requestBody ? { agui: false, text: null, note: 'too-large' } : asyncBody(apply(blobText, body, []) as Promise<string>);
+      return (apply(blobSize, body, []) as number) > LIMITS.requestBody ? { agui: false, text: null, note: 'too-large' } : asyncBody(apply(blobText, body, []) as Promise<string>);
     }
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return bytesBody(body as ArrayBuffer);
     if (body instanceof URLSearchParams) {
       const p = body;
-      return { agui: false, text: null, note: null, later: async () => p.toString() };
+      return { agui: false, text: null, note: null, later: async () => apply(paramsToString, p, []) as string };
     }
     if (body instanceof FormData) {
       const f = body;
@@ -422,57 +508,132 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     },
   });
 
-  function requestContentType(input: unknown, init: RequestInit | undefined, body: unknown): string | null {
-    try {
-      if (init?.headers !== undefined) {
-        const h = new Headers(init.headers).get('content-type');
-        if (h !== null) return h;
-      } else if (input instanceof NativeRequest) {
-        const h = apply(headersGet, input.headers, ['content-type']) as string | null;
-        if (h !== null) return h;
-      }
-    } catch {
-      return null;
-    }
+  /** The request's content type: its headers', else the one its body implies. */
+  function requestContentType(headers: Headers | null, body: unknown): string | null {
+    const h = headers === null ? null : (apply(headersGet, headers, ['content-type']) as string | null);
+    if (h !== null) return h;
     if (typeof body === 'string') return 'text/plain;charset=UTF-8';
-    if (body instanceof Blob) return body.type || null;
+    if (body instanceof Blob) return (apply(blobType, body, []) as string) || null;
     if (body instanceof URLSearchParams) return 'application/x-www-form-urlencoded;charset=UTF-8';
     if (body instanceof FormData) return 'multipart/form-data';
     return null;
   }
 
+  /** Whether `v` is a Request, by its brand: instanceof would consult a page Proxy's traps. */
+  function isRequest(v: unknown): v is Request {
+    if (typeof v !== 'object' || v === null) return false;
+    try {
+      apply(requestUrl, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The text of a copy of the body of the page's Request, taken before the native consumes it. */
+  function copyBody(request: Request): Promise<string> | null {
+    try {
+      if (apply(requestBodyUsed, request, [])) return null;
+      const copy = apply(requestClone, request, []) as Request;
+      if (!requestBody) return apply(requestText, copy, []) as Promise<string>;
+      const stream = apply(requestBody, copy, []) as ReadableStream<Uint8Array> | null;
+      return stream === null ? null : readAll(stream);
+    } catch {
+      return null;
+    }
+  }
+
+  /** What the native read from the page's fetch arguments (see readInit). */
+  interface FetchArgs {
+    body: unknown;
+    /** The text of our branch of a streamed upload, or of a copy of the body of the page's Request. */
+    ours: Promise<string> | null;
+    method: string | undefined;
+    headers: Headers | null;
+    /** `duplex`, when read early to decide whether to tee a streamed body. */
+    duplex?: { value: unknown };
+  }
+
+  // Whether this browser's RequestInit has `duplex` (Chrome's does, Firefox's does not).
+  let readsDuplex = false;
+  try {
+    construct(NativeRequest, ['data:,', new Proxy({}, { get: (_, key) => void (readsDuplex ||= key === 'duplex') })]);
+  } catch {
+    // Nothing to learn.
+  }
+
+  /**
+   * The page's init as the native gets it: the native reads each member once, in its own order, and
+   * what we need is kept as it reads it, never read again. Values the native would convert and we
+   * need converted (method, headers, a body of no body type) are converted here, once, and handed over.
+   */
+  function readInit(init: object, request: Request | null, seen: FetchArgs): object {
+    // Over an empty target of our own: a Proxy checks each answer against its target's own
+    // property, which over the page's object would be one more thing the page could observe.
+    return new Proxy({}, {
+      get(_, key) {
+        if (key === 'duplex' && seen.duplex) return seen.duplex.value;
+        // The page's getters see `this` as the object it passed. (Reflect.get would show as a frame
+        // of its own in the page's stacks.)
+        const value: unknown = (init as Record<PropertyKey, unknown>)[key];
+        if (key === 'method') return (seen.method = value === undefined ? value : `${value as string}`);
+        if (key === 'headers' && value !== undefined) {
+          try {
+            return (seen.headers = construct(NativeHeaders, [value]) as Headers);
+          } catch {
+            // Invalid headers: the native converts them again and reports the error in its own words.
+            return value;
+          }
+        }
+        if (key !== 'body') return value;
+        if (value === undefined || value === null) {
+          if (request) seen.ours = copyBody(request);
+          return value;
+        }
+        seen.body = bodyArgument(value, false);
+        if (!(value instanceof NativeReadableStream) || !readsDuplex) return seen.body;
+        // `duplex` comes after `body`: read once now, and given to the native when it asks.
+        seen.duplex = { value: (init as { duplex?: unknown }).duplex };
+        if (seen.duplex.value !== 'half') return value;
+        // A streamed upload is read twice: one branch for the network, one for us.
+        const [theirs, ours] = apply(streamTee, value, []) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+        seen.ours = readAll(ours);
+        return theirs;
+      },
+    });
+  }
+
   const nativeFetch = window.fetch;
   window.fetch = wrap(nativeFetch, {
-    apply(target, self, args: [RequestInfo | URL, RequestInit?]) {
+    apply(target, self, args: unknown[]) {
       const t = now();
-      const [input, init] = args;
-      let body: Body | Promise<Body> = NO_BODY;
-      let bodyValue: unknown = null;
-      try {
-        if (init && init.body !== undefined && init.body !== null) {
-          bodyValue = init.body;
-          if (bodyValue instanceof NativeReadableStream && (init as { duplex?: unknown }).duplex === 'half') {
-            // A streamed upload is read twice: one branch for the network, one for us.
-            const [theirs, ours] = (bodyValue as ReadableStream<Uint8Array>).tee();
-            args = [input, Object.create(init, { body: { value: theirs, enumerable: true } }) as RequestInit];
-            body = asyncBody(readAll(ours));
-          } else {
-            body = inspectBody(bodyValue);
-          }
-        } else if (input instanceof NativeRequest && input.body !== null && !input.bodyUsed) {
-          const copy = apply(requestClone, input, []) as Request;
-          body = asyncBody(readAll(copy.body as ReadableStream<Uint8Array>));
+      const request = isRequest(args[0]) ? args[0] : null;
+      if (!request && args.length > 0) {
+        // Converted once, as the native would; the native gets the string.
+        try {
+          args[0] = `${args[0] as string}`;
+        } catch (e) {
+          return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
         }
+      }
+      const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null };
+      const init = args[1];
+      if ((typeof init === 'object' && init !== null) || typeof init === 'function') args[1] = readInit(init, request, seen);
+      else if (request) seen.ours = copyBody(request);
+      const pending = apply(target, self, args) as Promise<Response>;
+      let body: Body | Promise<Body>;
+      try {
+        body = seen.ours ? asyncBody(seen.ours) : inspectBody(seen.body);
       } catch {
         body = NO_BODY;
       }
-      const method = String(init?.method ?? (input instanceof NativeRequest ? input.method : 'GET')).toUpperCase().slice(0, 32);
+      const method = (seen.method ?? (request ? (apply(requestMethod, request, []) as string) : 'GET')).toUpperCase().slice(0, 32);
+      const headers = seen.headers ?? (request ? (apply(requestHeaders, request, []) as Headers) : null);
       const req: RequestInfo = {
         api: 'fetch', t, method,
-        url: input instanceof NativeRequest ? input.url : resolveUrl(input),
-        contentType: () => requestContentType(input, init, bodyValue),
+        url: request ? (apply(requestUrl, request, []) as string) : resolveUrl(args[0]),
+        contentType: () => requestContentType(headers, seen.body),
       };
-      const pending = apply(target, self, args) as Promise<Response>;
       const settle = (b: Body): Promise<Response> => {
         const sink = new Sink(req, b);
         if (b.agui) sink.start();
@@ -492,7 +653,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
           },
           (e: unknown) => {
             sink.end(isAbort(e) ? 'aborted' : 'error', e);
-            throw e;
+            throw clean(e);
           },
         );
       };
@@ -509,19 +670,33 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   const xhrs = new WeakMap<XMLHttpRequest, XhrState>();
   const XHR = XMLHttpRequest.prototype;
 
+  const NOT_BYTES = /[^\x00-\xff]/;
+  /**
+   * open() and setRequestHeader() take a ByteString and a string: both are converted here, once, as
+   * the native would, and it gets the strings. A first one that is no ByteString the native rejects
+   * before converting the second, so that one is left alone.
+   */
+  function stringArgs(args: unknown[]): unknown[] {
+    if (args.length < 2) return args;
+    const first = `${args[0] as string}`;
+    return NOT_BYTES.test(first) ? [first, ...args.slice(1)] : [first, `${args[1] as string}`, ...args.slice(2)];
+  }
+
   XHR.open = wrap(XHR.open, {
     apply(target, self, args: unknown[]) {
-      const result = apply(target, self, args);
-      xhrs.set(self as XMLHttpRequest, { method: String(args[0]).toUpperCase().slice(0, 32), url: resolveUrl(args[1]), contentType: null });
+      const strings = stringArgs(args);
+      const result = apply(target, self, strings);
+      xhrs.set(self as XMLHttpRequest, { method: String(strings[0]).toUpperCase().slice(0, 32), url: resolveUrl(strings[1]), contentType: null });
       return result;
     },
   });
   XHR.setRequestHeader = wrap(XHR.setRequestHeader, {
     apply(target, self, args: unknown[]) {
-      const result = apply(target, self, args);
+      const strings = stringArgs(args);
+      const result = apply(target, self, strings);
       const state = xhrs.get(self as XMLHttpRequest);
-      if (state && String(args[0]).toLowerCase() === 'content-type') {
-        state.contentType = state.contentType === null ? String(args[1]) : `${state.contentType}, ${String(args[1])}`;
+      if (state && String(strings[0]).toLowerCase() === 'content-type') {
+        state.contentType = state.contentType === null ? String(strings[1]) : `${state.contentType}, ${String(strings[1])}`;
       }
       return result;
     },
@@ -530,6 +705,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
     apply(target, self, args: unknown[]) {
       const xhr = self as XMLHttpRequest;
       const state = xhrs.get(xhr);
+      if (args.length > 0) args[0] = bodyArgument(args[0], true);
       if (state) {
         try {
           watchXhr(xhr, state, inspectBody(args[0]), args[0]);
@@ -544,7 +720,7 @@ import { isRunAgentInputText, PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek } from '
   function watchXhr(xhr: XMLHttpRequest, state: XhrState, bodyOrPromise: Body | Promise<Body>, bodyValue: unknown): void {
     const req: RequestInfo = {
       api: 'xhr', t: now(), method: state.method, url: state.url,
-      contentType: () => state.contentType ?? requestContentType(undefined, undefined, bodyValue),
+      contentType: () => state.contentType ?? requestContentType(null, bodyValue),
     };
     let sink: Sink | null = null;
     let headersSeen = false;

@@ -11,12 +11,13 @@
  *   MessagePort in the document's first HANDSHAKE message; we accept exactly one and stop its
  *   propagation, so page scripts never see that port. Later handshakes are ignored. (A page can still
  *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture);
- * - read anything the extension holds: this script sends to the worker and receives only acks.
+ * - read anything the extension holds: this script sends to the worker and receives only acks and the
+ *   tab's record/pause state, which it passes on to the page script as `{ recording }`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
   BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch,
-  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToWorker, type WorkerToRelay,
+  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
 
@@ -194,7 +195,8 @@ import { toBase64 } from '../base64.ts';
 
   /** The page script records new exchanges only while the user has capture on for the tab. */
   function tellPage(recording: boolean): void {
-    pagePort?.postMessage({ recording });
+    const told: RelayToPage = { recording };
+    pagePort?.postMessage(told);
   }
 
   function giveBack(item: Item): void {

@@ -1,7 +1,29 @@
-import { run } from './main.ts';
+import { printable } from './printable.ts';
+import { answerAlone, parseCommand } from './usage.ts';
 
-process.exitCode = run(process.argv.slice(2), {
-  out: (s) => process.stdout.write(s),
-  err: (s) => process.stderr.write(s),
-  colour: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+// What run() cannot catch — a stdout closed under us (EPIPE arrives as an 'error' event) — still ends in one line and status 2.
+process.on('uncaughtException', (e) => {
+  process.stderr.write(`agui-inspector: ${printable(e instanceof Error ? `${e.name}: ${e.message}` : String(e))}\n`);
+  process.exit(2);
 });
+
+const io = {
+  out: (s: string) => void process.stdout.write(s),
+  err: (s: string) => void process.stderr.write(s),
+  colour: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+};
+const argv = process.argv.slice(2);
+/** --version and --help need nothing else loaded; a command line that does not parse is run()'s to report. */
+function alone(): number | null {
+  try {
+    return answerAlone(parseCommand(argv), io.out);
+  } catch {
+    return null;
+  }
+}
+
+// replay serves until stopped; every other command runs to an exit status. Each loads only its own modules.
+if (argv[0] === 'replay') {
+  const { replayCommand } = await import('./replay.ts');
+  process.exitCode = await replayCommand(argv.slice(1), io);
+} else process.exitCode = alone() ?? (await import('./main.ts')).run(argv, io);

@@ -13,11 +13,13 @@ export function toContract(results: FileResult[]): { exchanges: unknown[] } {
     exchanges: results.flatMap((r) =>
       r.reports.map((x) => ({
         source: x.source,
+        era: x.era,
         consumerVersion: x.consumerVersion,
         input: x.input,
         negotiation: x.negotiation,
         runs: x.runs.map((run) => ({ runId: run.runId, threadId: run.threadId, requested: run.requested, outcome: run.outcome })),
         verdict: x.verdict,
+        readiness: x.readiness,
         findings: x.findings,
       })),
     ),

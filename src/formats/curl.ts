@@ -1,8 +1,7 @@
 /** An exchange's request as a `curl` command for a POSIX shell, to replay it against the agent. */
-import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import type { CapturedExchange } from './exchange.ts';
 import { FormatError } from './error.ts';
-import { transportOf } from '../wire/index.ts';
+import { MEDIA_TYPES, transportOf } from '../wire/index.ts';
 
 /** Single quotes keep every byte literal, newlines included; only a single quote itself must leave and re-enter them. */
 export function shellQuote(s: string): string {
@@ -16,7 +15,7 @@ function acceptFor(contentType: string): string {
       return 'text/event-stream';
     case 'protobuf':
       // The binding wants SSE offered too: a producer that cannot encode protobuf answers with it.
-      return `${AGUI_MEDIA_TYPE}, text/event-stream`;
+      return `${MEDIA_TYPES.protobuf}, text/event-stream`;
     case 'jsonl':
     case 'json':
       return contentType.split(';')[0]!.trim();

@@ -4,6 +4,8 @@ import { isObject, type JsonObject as Json } from '../json.ts';
 import { transportOf } from '../wire/index.ts';
 import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
+import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
+import { withoutUserInfo } from './url.ts';
 
 /**
  * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose
@@ -80,7 +82,7 @@ function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unkn
   const last = x.chunks[x.chunks.length - 1]?.time ?? 0;
   const wait = Math.max(0, first);
   const receive = Math.max(0, last - wait);
-  const url = x.url ?? 'about:blank';
+  const url = withoutUserInfo(x.url ?? 'about:blank');
   const requestType = x.requestContentType ?? (x.requestBody !== undefined ? 'application/json' : undefined);
   const request: Record<string, unknown> = {
     method: x.method ?? 'POST',
@@ -143,26 +145,11 @@ function header(headers: unknown, name: string): string | undefined {
   return undefined;
 }
 
-function looksLikeRunInput(text: string | undefined): boolean {
-  if (text === undefined) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (!isObject(value)) return false;
-  // Two of the three, so that an input missing one still reaches the checks that will say so.
-  return ['threadId', 'runId', 'messages'].filter((k) => k in value).length >= 2;
-}
-
-const EVENT_TYPE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
-
-/** Whether an SSE body carries at least one frame shaped like an AG-UI event. */
+/** Whether an SSE body carries at least one frame that is an AG-UI event. */
 function carriesEvents(body: Uint8Array): boolean {
   const decoder = new SseDecoder();
   const items = decoder.push(body, 0).concat(decoder.end(0));
-  return items.some((it) => it.kind === 'event' && isObject(it.value) && typeof it.value.type === 'string' && EVENT_TYPE.test(it.value.type));
+  return items.some((it) => it.kind === 'event' && isAgUiEventValue(it.value));
 }
 
 function isChunkList(v: unknown): v is { time: number; size: number }[] {
@@ -255,7 +242,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     const body = responseBody(content, where, !('_agui' in entry) && /^\s*text\//i.test(responseContentType) && !/;\s*charset=/i.test(responseContentType));
     const agui =
       '_agui' in entry ||
-      looksLikeRunInput(requestBody) ||
+      (requestBody !== undefined && isRunAgentInputText(requestBody)) ||
       transport === 'protobuf' ||
       (transport === 'sse' && carriesEvents(body));
     if (!agui) return;
@@ -264,7 +251,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
       responseContentType,
       chunks: chunksOf(body, entry._agui, entry.time),
     };
-    if (typeof request.url === 'string') x.url = request.url;
+    if (typeof request.url === 'string') x.url = withoutUserInfo(request.url);
     if (typeof request.method === 'string') x.method = request.method;
     if (typeof response.status === 'number') x.status = response.status;
     if (typeof entry.startedDateTime === 'string') x.startedDateTime = entry.startedDateTime;

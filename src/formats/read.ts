@@ -11,6 +11,8 @@ export { FormatError } from './error.ts';
 export interface ReadOptions {
   /** The request body for a file that holds only a response body (the CLI's `--input`). */
   inputText?: string;
+  /** Told why `inputText` was not used: the file carries its own requests. */
+  onInputUnused?: (reason: string) => void;
 }
 
 /** Strips a leading BOM, which JSON.parse would reject. */
@@ -65,6 +67,24 @@ function fixtureRequest(doc: Record<string, unknown>, stream: unknown[]): Record
   };
 }
 
+function inputUnused(exchanges: CapturedExchange[], reason: string, opts: ReadOptions): CapturedExchange[] {
+  if (opts.inputText !== undefined) opts.onInputUnused?.(reason);
+  return exchanges;
+}
+
+/**
+ * Whether an object-led file's first line is a JSON value. When the whole file is not one JSON
+ * document, that makes it JSONL; when more follows that line, the file cannot be one document.
+ */
+export function isJsonLine(line: Uint8Array): boolean {
+  try {
+    JSON.parse(text.decode(line));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** An object-led file: a HAR, a fixture, a single event, or JSONL. */
 function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): CapturedExchange[] {
   const whole = text.decode(bytes);
@@ -72,17 +92,13 @@ function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): Capture
   try {
     doc = JSON.parse(whole);
   } catch (err) {
-    const newline = whole.indexOf('\n');
-    try {
-      JSON.parse(newline === -1 ? whole : whole.slice(0, newline));
-    } catch {
-      throw new FormatError(`not valid JSON: ${errorText(err)}`);
-    }
+    const newline = bytes.indexOf(0x0a);
+    if (!isJsonLine(newline === -1 ? bytes : bytes.subarray(0, newline))) throw new FormatError(`not valid JSON: ${errorText(err)}`);
     return rawBody(bytes, name, 'jsonl', opts);
   }
   if (!isObject(doc)) throw new FormatError('not valid JSON');
-  if ('log' in doc) return readHar(doc, name);
-  if ('stream' in doc) return fixture(doc, name);
+  if ('log' in doc) return inputUnused(readHar(doc, name), 'a HAR holds each exchange\'s own request', opts);
+  if ('stream' in doc) return inputUnused(fixture(doc, name), 'a conformance fixture holds its own input', opts);
   if (typeof doc.type === 'string') {
     // One event, possibly pretty-printed across lines, which JSONL could not frame: it becomes a one-element array.
     return rawBody(new TextEncoder().encode(JSON.stringify([doc])), name, 'json', opts);
@@ -96,16 +112,26 @@ function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): Capture
  * length-prefixed protobuf. Throws FormatError, and only that, for a file it cannot read.
  */
 export function readExchanges(bytes: Uint8Array, name: string, opts: ReadOptions = {}): CapturedExchange[] {
-  if (bytes.length === 0) throw new FormatError('file is empty');
-  const transport = detectTransport(bytes);
+  const layout = layoutOf(bytes);
+  return layout === 'document' ? objectFile(bytes, name, opts) : rawBody(bytes, name, layout, opts);
+}
+
+/** How many leading bytes `layoutOf` needs to see, when the file is longer. */
+export const HEAD_BYTES = 4096;
+
+/**
+ * What a file's first bytes (at least HEAD_BYTES of them, or the whole file) say it is: a response body of
+ * a transport, which can be read frame by frame, or an object-led `document` (a HAR, a fixture, one event
+ * — or JSONL, which only parsing tells apart). Throws FormatError for an empty or unrecognised file.
+ */
+export function layoutOf(head: Uint8Array): Transport | 'document' {
+  if (head.length === 0) throw new FormatError('file is empty');
+  const transport = detectTransport(head);
   if (transport === null) {
     throw new FormatError(
       'not a recognised format (expected a HAR, a conformance fixture, JSON or JSONL events, an SSE stream, or AG-UI protobuf frames)',
     );
   }
   // A json-seq body (RS-led) is JSONL already; only a brace-led file may be a HAR or a fixture.
-  if (transport === 'jsonl' && !text.decode(bytes.subarray(0, 4096)).trimStart().startsWith('\x1e')) {
-    return objectFile(bytes, name, opts);
-  }
-  return rawBody(bytes, name, transport, opts);
+  return transport === 'jsonl' && !text.decode(head.subarray(0, HEAD_BYTES)).trimStart().startsWith('\x1e') ? 'document' : transport;
 }

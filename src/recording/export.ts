@@ -8,13 +8,13 @@ import type { CapturedExchange } from '../formats/exchange.ts';
 import { writeHar } from '../formats/har.ts';
 import { TOOL } from '../meta.ts';
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
-import { redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';
+import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';
 
-export { REDACTION_GROUPS, type RedactionGroup, type RedactionReport } from './redact.ts';
+export { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup, type RedactionReport } from './redact.ts';
 
 export interface ExportOptions {
-  /** Groups of values to overwrite before anything is written or analysed. */
-  redact?: RedactionGroup[];
+  /** Groups of values to overwrite before anything is written or analysed; DEFAULT_REDACTION when absent. */
+  redact?: readonly RedactionGroup[];
   /** Judge as this consumer version instead of the one each input declares. */
   as?: ProtocolVersion;
 }
@@ -54,10 +54,11 @@ export function analysisShape(r: ExchangeReport): unknown {
  * in `_agui` all describe the same (redacted) bytes and no finding can quote a redacted value.
  */
 export function exportSession(exchanges: CapturedExchange[], opts: ExportOptions = {}): string {
-  const { exchanges: exported, report } = redactExchanges(exchanges, opts.redact ?? []);
+  const { exchanges: exported, report } = redactExchanges(exchanges, opts.redact ?? DEFAULT_REDACTION);
   const analysis = analyzeExchanges(exported, opts.as);
   const changedExchanges: number[] = [];
-  if (report.groups.length > 0) {
+  // The query string is not among what the analysis reads; only redacted bodies need the comparison.
+  if (report.groups.some((g) => g !== 'query')) {
     const original = analyzeExchanges(exchanges, opts.as);
     original.forEach((r, i) => {
       if (JSON.stringify(analysisShape(r)) !== JSON.stringify(analysisShape(analysis[i]!))) changedExchanges.push(i);

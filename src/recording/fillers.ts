@@ -1,11 +1,15 @@
 /**
- * What a redacted value becomes. A filler has the original's exact byte length, is plain ASCII
- * (so it needs no escaping and is one byte a character), and is chosen per distinct original:
- * equal values get equal fillers and different values different ones, as far as the length
- * allows. That keeps the comparisons the analysis makes between values — a JSON Patch `test`,
- * RUN_STARTED.input against the input sent — coming out as they did before.
+ * What a redacted value becomes. A filler is plain ASCII (so it needs no escaping and is one byte a
+ * character) and is chosen per distinct original value, never per spelling: equal values get equal
+ * fillers and different values different ones, as far as the length allows, whether the value came
+ * escaped in JSON text, plain in JSON text or as protobuf. That keeps the comparisons the analysis
+ * makes between values — a JSON Patch `test`, RUN_STARTED.input against the input sent — coming out
+ * as they did before. A string's filler is as long as its UTF-8 encoding, a number's as its shortest
+ * spelling; both fit in the bytes of any JSON spelling of the value.
  */
 
+/** A boolean's fillers: `~` is in no other filler, so no string filler ever equals one. */
+const BOOLEANS = ['~~', '~1'];
 /** Everything but `x`, which pads: `xxxx` is the first value of a length, `xxx1` the second. */
 const STRING_DIGITS = '0123456789abcdefghijklmnopqrstuvwyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 /** No zero, so a filled number never gains a leading zero that JSON forbids. */
@@ -35,6 +39,21 @@ export class Fillers {
     if (length <= 0) return '';
     const code = spell(ordinal(this.strings, String(length), value), STRING_DIGITS).slice(-length);
     return 'x'.repeat(length - code.length) + code;
+  }
+
+  /** Two characters standing for a boolean: it becomes a string, since either literal would name the value. */
+  boolean(value: boolean): string {
+    return BOOLEANS[ordinal(this.strings, 'boolean', String(value))]!;
+  }
+
+  /**
+   * A filler for the number `raw` spells, in the shape of its shortest spelling, so `1.50`, `1.5` and
+   * `15e-1` get one filler. A value whose shortest spelling is longer than `raw` (`1e+21` for `1e21`)
+   * keeps `raw`'s shape instead, so the filler never outgrows the bytes it is written over.
+   */
+  numberValue(raw: string): string {
+    const shortest = String(Number(raw));
+    return this.number(shortest.length <= raw.length ? shortest : raw);
   }
 
   /**

@@ -17,6 +17,12 @@ export interface NumNode {
   start: number;
   end: number;
 }
+export interface BoolNode {
+  t: 'bool';
+  value: boolean;
+  start: number;
+  end: number;
+}
 export interface ObjNode {
   t: 'obj';
   /** In text order, duplicates kept: every copy of a key is redacted, whichever one JSON.parse keeps. */
@@ -26,8 +32,9 @@ export interface ArrNode {
   t: 'arr';
   items: JNode[];
 }
-export type JNode = StrNode | NumNode | ObjNode | ArrNode | { t: 'lit' };
-export type Leaf = StrNode | NumNode;
+/** `null`: the one value that carries nothing. */
+export type JNode = StrNode | NumNode | BoolNode | ObjNode | ArrNode | { t: 'null' };
+export type Leaf = StrNode | NumNode | BoolNode;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -38,7 +45,6 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const LITERALS = ['true', 'false', 'null'];
 
 /** Replacement decoding, as the wire readers decode frames, so a value reads here as the analyzer read it. */
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -93,7 +99,8 @@ function readAtom(b: Uint8Array, i: number, end: number): { node: JNode; next: n
   const e = atomEnd(b, i, end);
   if (e === i || e - i > 4096) return null;
   const raw = ascii(b, i, e);
-  if (LITERALS.includes(raw)) return { node: { t: 'lit' }, next: e };
+  if (raw === 'null') return { node: { t: 'null' }, next: e };
+  if (raw === 'true' || raw === 'false') return { node: { t: 'bool', value: raw === 'true', start: i, end: e }, next: e };
   return NUMBER.test(raw) ? { node: { t: 'num', raw, start: i, end: e }, next: e } : null;
 }
 
@@ -181,11 +188,11 @@ export function parseWhole(b: Uint8Array, from: number, end: number): JNode | nu
 
 /**
  * What text that is not (entirely) JSON holds that could be data: every string not followed by a colon,
- * and every other token but the three literals (a bare word is reported as `num` with its raw text).
+ * and every other token but `null` (a bare word, `true` and `false` included, is reported as `num` with its raw text).
  * Nothing structural can be known of such text, so it is handed over whole.
  */
-export function looseLeaves(b: Uint8Array, from: number, end: number): Leaf[] {
-  const out: Leaf[] = [];
+export function looseLeaves(b: Uint8Array, from: number, end: number): (StrNode | NumNode)[] {
+  const out: (StrNode | NumNode)[] = [];
   let i = from;
   while (i < end) {
     const c = b[i]!;
@@ -205,7 +212,7 @@ export function looseLeaves(b: Uint8Array, from: number, end: number): Leaf[] {
       continue;
     }
     const raw = lenient.decode(b.subarray(i, e));
-    if (!LITERALS.includes(raw)) out.push({ t: 'num', raw, start: i, end: e });
+    if (raw !== 'null') out.push({ t: 'num', raw, start: i, end: e });
     i = e;
   }
   return out;

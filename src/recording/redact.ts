@@ -1,214 +1,269 @@
 /**
  * Redaction of a recorded session, chosen by group at export time.
  *
- * Values are overwritten where they lie in the captured bytes, never re-serialised: a redacted
- * string keeps its byte length (ASCII filler, see fillers.ts), a number keeps its shape digit for
- * digit. Keys, ids, `type`/`role` discriminators, JSON Patch `op`/`path`/`from`, booleans and null
- * stay, so bodies keep their length, chunk boundaries and frame offsets stay put, and the
- * analysis of the redacted session reads the same stream the original was judged on.
+ * It works from an allow-list, not a deny-list: inside the AG-UI objects it reads (the input, every
+ * event, message, content part, tool call, interrupt), the members named `KEEP` below keep their
+ * values, because the analysis needs them or because they name a kind of thing rather than carry
+ * content — ids, event types, roles, protocol versions, tool, function, step and subagent names,
+ * activity and MIME types, file providers, error codes, model ids, token counts, timestamps, JSON
+ * Patch `op`/`path`/`from`, an interrupt's `reason` and `expiresAt`, the shape words of a carried
+ * JSON Schema. Every other string, number and boolean of a chosen group is replaced, wherever it
+ * sits: a member a later spec version adds is redacted with its object's group, not leaked. Keys,
+ * `null` and the structure (objects, arrays, lengths) always stay.
  *
- * Groups:
- * - `messages`: message text and content parts — the content of user, assistant, system and
- *   developer messages (in the input, MESSAGES_SNAPSHOT and RUN_STARTED.input), a content part's
- *   `text`, source `value` (url, base64 data, file reference) and `metadata`; TEXT_MESSAGE_CONTENT
- *   and TEXT_MESSAGE_CHUNK deltas; an interrupt's `message` and a resume entry's `payload` (the
- *   question put to the user and their answer).
- * - `tools`: tool-call `function.arguments`, tool messages' `content` and `error`, TOOL_CALL_ARGS
- *   and TOOL_CALL_CHUNK deltas, TOOL_CALL_RESULT content. Tool definitions (`input.tools`: name,
- *   description, parameter schema) stay: they are the application's code, not conversation data,
- *   and a report about a tool call needs them.
- * - `reasoning`: reasoning message content, REASONING_MESSAGE_CONTENT/CHUNK deltas, and every
- *   `encryptedValue` (messages, tool calls, REASONING_ENCRYPTED_VALUE).
- * - `state`: application data — values inside input.state, `context[].value`, STATE_SNAPSHOT,
- *   STATE_DELTA operation values, ACTIVITY_SNAPSHOT content, ACTIVITY_DELTA operation values,
- *   activity messages' content, RUN_FINISHED and SUBAGENT_FINISHED `result`, and the opaque
- *   payloads CUSTOM.value and RAW.event.
- * - `forwardedProps`: values inside input.forwardedProps.
- * RUN_STARTED.input is read as the input it echoes: each of its fields goes with its own group, so
- * the echo and the input sent are redacted alike and still compare as they did.
+ * Values are overwritten where they lie in the captured bytes, never re-serialised, so bodies keep
+ * their length (but for booleans, below), chunk boundaries and frame offsets stay put, and the
+ * analysis of the redacted session reads the same stream the original was judged on. A filler is
+ * chosen by the value, not its spelling (fillers.ts): a string filler is as long as the string's
+ * UTF-8, a number's as its shortest spelling, and where the JSON text spelled the value longer
+ * (escapes, `1.50`) the rest of its bytes become spaces after the value. A boolean becomes a
+ * two-character string, `"~~"` or `"~1"`, since any same-width stand-in would still tell `true`
+ * (4 bytes) from `false` (5): a `false` costs JSON text one byte, a boolean in a protobuf frame has
+ * the frame re-encoded, and chunk boundaries move with them.
  *
- * Never redacted: ids of any kind, names (tool, step, subagent, activity type), roles, metadata
- * outside content parts, RUN_ERROR/SUBAGENT_ERROR messages (the diagnosis a bug report is for),
- * interrupt `reason`/`expiresAt`/`responseSchema`, events of a type the protocol does not define,
- * SSE comments and `event`/`id` fields, and the URL. A frame or request body that is not a JSON object cannot be read by field, so with
- * any group on every value in it is filled. Protobuf frames are redacted in place when each value's
- * encoding occurs exactly once in the frame, and re-encoded otherwise (recorded in `reencoded`).
+ * Groups (what is not kept, by where it sits):
+ * - `messages`: user, assistant, system and developer messages (in the input, MESSAGES_SNAPSHOT and
+ *   RUN_STARTED.input) — content, content parts, `name`, `metadata`; TEXT_MESSAGE_* events; an
+ *   interrupt's `message`, `responseSchema` and `metadata`, a resume entry's `payload`; RUN_ERROR
+ *   and SUBAGENT_ERROR `message`.
+ * - `tools`: tool messages, tool calls' `function.arguments`, TOOL_CALL_* events, and the tool
+ *   definitions' descriptions and parameter schemas.
+ * - `reasoning`: reasoning messages, REASONING_* events, and every `encryptedValue`.
+ * - `state`: the input's `state` and `context`, STATE_* and ACTIVITY_* events, activity messages,
+ *   CUSTOM (`name` and `value`) and RAW (`event` and `source`), run and subagent results, and what
+ *   run-level events carry beyond their ids (STEP_*, SUBAGENT_STARTED's `description`).
+ * - `forwardedProps`: the input's `forwardedProps`.
+ * - `query`: the values of the URL's query string (`?api_key=…`); on by default. It touches no body.
+ * An event's `rawEvent` and `metadata`, and members the spec does not define, go with the event's
+ * group; RUN_STARTED.input is read as the input it echoes, field by field, so the echo and the input
+ * sent are redacted alike and still compare as they did.
+ *
+ * Belonging to no group, and filled whenever any group but `query` is on: events of a type the
+ * protocol does not define (legacy THINKING_*, or a later version's), messages of an unknown role,
+ * members of the input the spec does not define, and frames or request bodies that are not JSON
+ * objects (they cannot be read by field, so every value in them is filled). Protobuf frames are
+ * redacted in place when each value's encoding occurs exactly once in the frame and none is a
+ * boolean, and re-encoded otherwise (recorded in `reencoded`).
+ *
+ * The URL never carries user-info (`user:pass@`): the capture drops it, and so do HAR import and
+ * export (formats/url.ts).
  */
-import { decode, encode } from '@ag-ui/proto';
+import { encode } from '@ag-ui/proto';
 import { bodyOf, type CapturedExchange, type Chunk } from '../formats/exchange.ts';
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
 import { concatBytes } from '../bytes.ts';
+import { decodeEvent } from '../wire/proto-decode.ts';
 
-export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps'] as const;
+export const REDACTION_GROUPS = ['messages', 'tools', 'reasoning', 'state', 'forwardedProps', 'query'] as const;
 export type RedactionGroup = (typeof REDACTION_GROUPS)[number];
+/** The groups on unless the user turns them off: a query string is where API keys ride, and no finding reads it. */
+export const DEFAULT_REDACTION: readonly RedactionGroup[] = ['query'];
+/** The groups that redact bodies. */
+type ContentGroup = Exclude<RedactionGroup, 'query'>;
+/** A leaf's group; null for one that belongs to none, filled whenever any content group is on. */
+type Group = ContentGroup | null;
 
 /** What an export removed; written to the HAR's log-level `_agui.redaction`. */
 export interface RedactionReport {
   groups: RedactionGroup[];
-  /** Values (strings and numbers) overwritten, by group. */
+  /** Values (strings, numbers and booleans; for `query`, query-string values) overwritten, by group. */
   values: Record<RedactionGroup, number>;
-  /** Frames and request bodies that were not JSON objects, and the values filled in them. */
+  /**
+   * Frames and request bodies that were not JSON objects; and the values filled that belong to no
+   * group: in those, in events of a type the protocol does not define, in messages of an unknown role.
+   */
   unstructured: { frames: number; values: number };
   /** Protobuf frames that had to be re-encoded; `notes` says where, and whether their size changed. */
   reencoded: number;
   notes: string[];
 }
 
-type Mark = (node: JNode | undefined, group: RedactionGroup) => void;
+type Mark = (node: JNode, group: Group) => void;
+/** Reads one protocol value: marks, by group, every part of it that is not kept. */
+type Reader = (n: JNode, mark: Mark) => void;
+/** The allow-list's word: this member's value stays, when it is a scalar. */
+const KEEP = 'keep';
+/** How a member is read: kept, marked whole with a group, or read as another protocol value. */
+type Rule = typeof KEEP | Group | Reader;
 
-function members(n: JNode | undefined, key: string): JNode[] {
-  return n?.t === 'obj' ? n.members.filter((m) => m.key === key).map((m) => m.value) : [];
+const isScalar = (n: JNode): boolean => n.t !== 'obj' && n.t !== 'arr';
+
+/**
+ * A protocol object: members in `rules` are read by their rule, every other member — one a later
+ * version adds included — is marked with `rest`. A value that is not an object is marked whole.
+ */
+function object(rules: Record<string, Rule>, rest: Group): Reader {
+  return (n, mark) => {
+    if (n.t !== 'obj') return mark(n, rest);
+    for (const { key, value } of n.members) {
+      const rule = Object.hasOwn(rules, key) ? rules[key]! : rest;
+      if (rule === KEEP) {
+        // An id that is an object is malformed, and may hold anything.
+        if (!isScalar(value)) mark(value, rest);
+      } else if (typeof rule === 'function') {
+        rule(value, mark);
+      } else {
+        mark(value, rule);
+      }
+    }
+  };
 }
+
+function list(item: Reader, rest: Group): Reader {
+  return (n, mark) => {
+    if (n.t !== 'arr') return mark(n, rest);
+    for (const i of n.items) item(i, mark);
+  };
+}
+
+/** A list of ids, kept. */
+const ids = (rest: Group): Reader => list((n, mark) => (isScalar(n) ? undefined : mark(n, rest)), rest);
 
 /** The string JSON.parse would keep for `key` (the last copy). */
 function stringMember(n: JNode, key: string): string | undefined {
-  const last = members(n, key).at(-1);
+  if (n.t !== 'obj') return undefined;
+  const last = n.members.filter((m) => m.key === key).at(-1)?.value;
   return last?.t === 'str' ? last.value : undefined;
 }
 
-function items(n: JNode | undefined): JNode[] {
-  return n?.t === 'arr' ? n.items : [];
-}
-
-/** Content-part and source fields that name what the part is rather than carry it. */
-const PART_STRUCTURE = new Set(['type', 'id', 'mimeType', 'provider']);
-
-function content(n: JNode | undefined, group: RedactionGroup, mark: Mark): void {
-  if (n?.t !== 'arr') return mark(n, group);
-  for (const part of n.items) {
-    if (part.t !== 'obj') {
-      mark(part, group);
-      continue;
-    }
-    for (const m of part.members) {
-      if (PART_STRUCTURE.has(m.key)) continue;
-      if (m.key === 'source' && m.value.t === 'obj') {
-        for (const s of m.value.members) if (!PART_STRUCTURE.has(s.key)) mark(s.value, group);
-      } else {
-        mark(m.value, group);
-      }
-    }
-  }
-}
-
-function message(m: JNode, mark: Mark): void {
-  if (m.t !== 'obj') return;
-  const role = stringMember(m, 'role');
-  const group: RedactionGroup = role === 'tool' ? 'tools' : role === 'reasoning' ? 'reasoning' : role === 'activity' ? 'state' : 'messages';
-  for (const { key, value } of m.members) {
-    if (key === 'content') {
-      if (role === 'activity') mark(value, 'state');
-      else content(value, group, mark);
-    } else if (key === 'error' && role === 'tool') {
-      mark(value, 'tools');
-    } else if (key === 'encryptedValue') {
-      mark(value, 'reasoning');
-    } else if (key === 'toolCalls') {
-      for (const call of items(value)) {
-        for (const fn of members(call, 'function')) for (const args of members(fn, 'arguments')) mark(args, 'tools');
-        for (const enc of members(call, 'encryptedValue')) mark(enc, 'reasoning');
-      }
-    }
-  }
-}
-
-function patchValues(ops: JNode | undefined, group: RedactionGroup, mark: Mark): void {
-  for (const op of items(ops)) for (const v of members(op, 'value')) mark(v, group);
-}
-
-function walkInput(input: JNode, mark: Mark): void {
-  if (input.t !== 'obj') return;
-  for (const { key, value } of input.members) {
-    switch (key) {
-      case 'messages':
-        for (const m of items(value)) message(m, mark);
-        break;
-      case 'state':
-        mark(value, 'state');
-        break;
-      case 'forwardedProps':
-        mark(value, 'forwardedProps');
-        break;
-      case 'context':
-        for (const c of items(value)) for (const v of members(c, 'value')) mark(v, 'state');
-        break;
-      case 'resume':
-        for (const r of items(value)) for (const p of members(r, 'payload')) mark(p, 'messages');
-        break;
-    }
-  }
-}
-
-function walkEvent(ev: JNode, mark: Mark): void {
-  if (ev.t !== 'obj') return;
-  const each = (key: string, group: RedactionGroup) => {
-    for (const v of members(ev, key)) mark(v, group);
+/** A union told apart by the string in `key`; `readers` holds a reader per value of it. */
+function union(key: string, readers: Record<string, Reader>, otherwise: Reader): Reader {
+  return (n, mark) => {
+    const which = stringMember(n, key);
+    (which !== undefined && Object.hasOwn(readers, which) ? readers[which]! : otherwise)(n, mark);
   };
-  switch (stringMember(ev, 'type')) {
-    case 'TEXT_MESSAGE_CONTENT':
-    case 'TEXT_MESSAGE_CHUNK':
-      return each('delta', 'messages');
-    case 'TOOL_CALL_ARGS':
-    case 'TOOL_CALL_CHUNK':
-      return each('delta', 'tools');
-    case 'TOOL_CALL_RESULT':
-      for (const c of members(ev, 'content')) content(c, 'tools', mark);
-      return;
-    case 'REASONING_MESSAGE_CONTENT':
-    case 'REASONING_MESSAGE_CHUNK':
-      return each('delta', 'reasoning');
-    case 'REASONING_ENCRYPTED_VALUE':
-      return each('encryptedValue', 'reasoning');
-    case 'STATE_SNAPSHOT':
-      return each('snapshot', 'state');
-    case 'STATE_DELTA':
-      for (const d of members(ev, 'delta')) patchValues(d, 'state', mark);
-      return;
-    case 'ACTIVITY_SNAPSHOT':
-      return each('content', 'state');
-    case 'ACTIVITY_DELTA':
-      for (const p of members(ev, 'patch')) patchValues(p, 'state', mark);
-      return;
-    case 'MESSAGES_SNAPSHOT':
-      for (const list of members(ev, 'messages')) for (const m of items(list)) message(m, mark);
-      return;
-    case 'RUN_STARTED':
-      for (const input of members(ev, 'input')) walkInput(input, mark);
-      return;
-    case 'RUN_FINISHED':
-      each('result', 'state');
-      for (const outcome of members(ev, 'outcome')) {
-        for (const list of members(outcome, 'interrupts')) for (const i of items(list)) for (const msg of members(i, 'message')) mark(msg, 'messages');
-      }
-      return;
-    case 'SUBAGENT_FINISHED':
-      return each('result', 'state');
-    case 'CUSTOM':
-      return each('value', 'state');
-    case 'RAW':
-      return each('event', 'state');
-  }
 }
+
+/**
+ * A JSON Schema an application carries (tool parameters, an interrupt's response schema): property
+ * names are keys and stay, and so do the words that give its shape; descriptions, titles, enums,
+ * defaults, examples and constraints are content.
+ */
+const SCHEMA_SHAPE = new Set(['type', 'format', 'required', '$ref', '$schema']);
+function schema(group: Group): Reader {
+  const read: Reader = (n, mark) => {
+    if (n.t === 'arr') {
+      for (const i of n.items) read(i, mark);
+    } else if (n.t === 'obj') {
+      for (const { key, value } of n.members) {
+        const shape = SCHEMA_SHAPE.has(key) && (isScalar(value) || (value.t === 'arr' && value.items.every((i) => i.t === 'str')));
+        if (!shape) read(value, mark);
+      }
+    } else {
+      mark(n, group);
+    }
+  };
+  return read;
+}
+
+/** Message or tool-result content: a string, or content parts whose type, id and source kind stay. */
+function content(group: Group): Reader {
+  const parts = list(object({ type: KEEP, id: KEEP, source: object({ type: KEEP, mimeType: KEEP, provider: KEEP }, group) }, group), group);
+  return (n, mark) => (n.t === 'arr' ? parts(n, mark) : mark(n, group));
+}
+
+const toolCall = object(
+  { id: KEEP, type: KEEP, function: object({ name: KEEP }, 'tools'), encryptedValue: 'reasoning', encryptedValueType: KEEP },
+  'tools',
+);
+
+const messageOf = (group: Group): Reader =>
+  object(
+    {
+      id: KEEP, role: KEEP, toolCallId: KEEP, activityType: KEEP, subagentRunId: KEEP, encryptedValueType: KEEP,
+      content: content(group), toolCalls: list(toolCall, 'tools'), encryptedValue: 'reasoning',
+    },
+    group,
+  );
+const message = union(
+  'role',
+  {
+    user: messageOf('messages'), assistant: messageOf('messages'), system: messageOf('messages'), developer: messageOf('messages'),
+    tool: messageOf('tools'), reasoning: messageOf('reasoning'), activity: messageOf('state'),
+  },
+  messageOf(null),
+);
+
+const tool = object({ name: KEEP, parameters: schema('tools') }, 'tools');
+
+/** RunAgentInput: the request body, and what RUN_STARTED.input echoes. */
+const input = object(
+  {
+    threadId: KEEP, runId: KEEP, parentRunId: KEEP, protocolVersion: KEEP,
+    messages: list(message, 'messages'), tools: list(tool, 'tools'), context: 'state', state: 'state', forwardedProps: 'forwardedProps',
+    resume: list(object({ interruptId: KEEP, status: KEEP }, 'messages'), 'messages'),
+  },
+  null,
+);
+
+const patch = (group: Group): Reader => list(object({ op: KEEP, path: KEEP, from: KEEP }, group), group);
+const usage = list(
+  object({ provider: KEEP, model: KEEP, inputTokens: KEEP, outputTokens: KEEP, totalTokens: KEEP, reasoningTokens: KEEP, cachedInputTokens: KEEP, cacheWriteInputTokens: KEEP }, 'state'),
+  'state',
+);
+const interrupt = object({ id: KEEP, reason: KEEP, toolCallId: KEEP, expiresAt: KEEP, subagentRunId: KEEP, responseSchema: schema('messages') }, 'messages');
+
+/** An event: the BaseEvent members that stay, and `rules`; rawEvent, metadata and the rest go to `group`. */
+const event = (group: Group, rules: Record<string, Rule> = {}): Reader =>
+  object({ type: KEEP, timestamp: KEEP, subagentRunId: KEEP, ...rules }, group);
+
+const EVENTS: Record<string, Reader> = {
+  TEXT_MESSAGE_START: event('messages', { messageId: KEEP, role: KEEP }),
+  TEXT_MESSAGE_CONTENT: event('messages', { messageId: KEEP }),
+  TEXT_MESSAGE_END: event('messages', { messageId: KEEP }),
+  TEXT_MESSAGE_CHUNK: event('messages', { messageId: KEEP, role: KEEP }),
+  TOOL_CALL_START: event('tools', { toolCallId: KEEP, toolCallName: KEEP, parentMessageId: KEEP }),
+  TOOL_CALL_ARGS: event('tools', { toolCallId: KEEP }),
+  TOOL_CALL_END: event('tools', { toolCallId: KEEP }),
+  TOOL_CALL_CHUNK: event('tools', { toolCallId: KEEP, toolCallName: KEEP, parentMessageId: KEEP }),
+  TOOL_CALL_RESULT: event('tools', { messageId: KEEP, toolCallId: KEEP, role: KEEP, content: content('tools') }),
+  STATE_SNAPSHOT: event('state'),
+  STATE_DELTA: event('state', { delta: patch('state') }),
+  MESSAGES_SNAPSHOT: event('messages', { messages: list(message, 'messages') }),
+  ACTIVITY_SNAPSHOT: event('state', { messageId: KEEP, activityType: KEEP, replace: KEEP }),
+  ACTIVITY_DELTA: event('state', { messageId: KEEP, activityType: KEEP, patch: patch('state') }),
+  RAW: event('state'),
+  CUSTOM: event('state'),
+  RUN_STARTED: event('state', { threadId: KEEP, runId: KEEP, parentRunId: KEEP, protocolVersion: KEEP, input }),
+  RUN_FINISHED: event('state', {
+    threadId: KEEP, runId: KEEP, usage,
+    outcome: object({ type: KEEP, pendingToolCallIds: ids('state'), interrupts: list(interrupt, 'messages') }, 'state'),
+  }),
+  RUN_ERROR: event('messages', { code: KEEP, usage }),
+  STEP_STARTED: event('state', { stepName: KEEP }),
+  STEP_FINISHED: event('state', { stepName: KEEP }),
+  REASONING_START: event('reasoning', { messageId: KEEP }),
+  REASONING_MESSAGE_START: event('reasoning', { messageId: KEEP, role: KEEP }),
+  REASONING_MESSAGE_CONTENT: event('reasoning', { messageId: KEEP }),
+  REASONING_MESSAGE_END: event('reasoning', { messageId: KEEP }),
+  REASONING_MESSAGE_CHUNK: event('reasoning', { messageId: KEEP }),
+  REASONING_END: event('reasoning', { messageId: KEEP }),
+  REASONING_ENCRYPTED_VALUE: event('reasoning', { subtype: KEEP, entityId: KEEP, encryptedValueType: KEEP }),
+  SUBAGENT_STARTED: event('state', { name: KEEP, parentSubagentRunId: KEEP, parentToolCallId: KEEP, parentMessageId: KEEP }),
+  SUBAGENT_FINISHED: event('state', { outcome: object({ type: KEEP, interruptIds: ids('state') }, 'state') }),
+  SUBAGENT_ERROR: event('messages', { code: KEEP }),
+};
+const walkEvent = union('type', EVENTS, event(null));
 
 function leavesOf(root: JNode): Leaf[] {
   const out: Leaf[] = [];
   const stack = [root];
   while (stack.length) {
     const n = stack.pop()!;
-    if (n.t === 'str' || n.t === 'num') out.push(n);
+    if (n.t === 'str' || n.t === 'num' || n.t === 'bool') out.push(n);
     else if (n.t === 'obj') for (const m of n.members) stack.push(m.value);
     else if (n.t === 'arr') stack.push(...n.items);
   }
   return out;
 }
 
-/** The leaves `walk` hands to enabled groups, each once. */
-function targets(root: JNode, walk: (n: JNode, mark: Mark) => void, groups: ReadonlySet<RedactionGroup>): Map<Leaf, RedactionGroup> {
-  const found = new Map<Leaf, RedactionGroup>();
-  walk(root, (n, group) => {
-    if (n && groups.has(group)) for (const leaf of leavesOf(n)) found.set(leaf, group);
+/** The leaves `read` marks with an enabled group (or none), each once. */
+function targets(root: JNode, read: Reader, groups: ReadonlySet<RedactionGroup>): Map<Leaf, Group> {
+  const found = new Map<Leaf, Group>();
+  read(root, (n, group) => {
+    if (group === null || groups.has(group)) for (const leaf of leavesOf(n)) found.set(leaf, group);
   });
   return found;
 }
@@ -217,6 +272,8 @@ const LF = 0x0a;
 const CR = 0x0d;
 const RS = 0x1e;
 const FILL_BYTE = 0xff;
+const QUOTE = 0x22;
+const SPACE = 0x20;
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
@@ -295,8 +352,11 @@ type Holder = Record<string | number, unknown>;
 
 /** A decoded protobuf event as a JNode tree; `refs` says where each leaf lives, so a copy can be rewritten for re-encoding. */
 function treeOf(value: unknown, refs: Map<Leaf, { holder: Holder; key: string | number }>, holder?: Holder, key?: string | number): JNode {
-  if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
-    const leaf: Leaf = typeof value === 'string' ? { t: 'str', value, start: -1, end: -1 } : { t: 'num', raw: String(value), start: -1, end: -1 };
+  if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    const leaf: Leaf =
+      typeof value === 'string' ? { t: 'str', value, start: -1, end: -1 }
+      : typeof value === 'boolean' ? { t: 'bool', value, start: -1, end: -1 }
+      : { t: 'num', raw: String(value), start: -1, end: -1 };
     if (holder) refs.set(leaf, { holder, key: key! });
     return leaf;
   }
@@ -305,7 +365,7 @@ function treeOf(value: unknown, refs: Map<Leaf, { holder: Holder; key: string | 
     const h = value as Holder;
     return { t: 'obj', members: Object.keys(h).filter((k) => h[k] !== undefined).map((k) => ({ key: k, value: treeOf(h[k], refs, h, k) })) };
   }
-  return { t: 'lit' };
+  return { t: 'null' };
 }
 
 function float64(v: number): Uint8Array {
@@ -314,14 +374,16 @@ function float64(v: number): Uint8Array {
   return out;
 }
 
-/** Where the old chunk boundaries fall once frames have been replaced by ones of another size. */
+/** Where the old chunk boundaries fall once spans have been replaced by bytes of another size; `splices` in body order. */
 function rechunk(chunks: Chunk[], body: Uint8Array, splices: Splice[]): Chunk[] {
+  // Boundaries only grow, so one pass over the splices serves them all.
+  let next = 0;
+  let shift = 0;
   const moved = (b: number): number => {
-    let shift = 0;
-    for (const s of splices) {
-      if (b >= s.offset + s.size) shift += s.bytes.length - s.size;
-      else if (b > s.offset) return s.offset + shift + Math.min(b - s.offset, s.bytes.length);
-      else break;
+    for (; next < splices.length; next++) {
+      const s = splices[next]!;
+      if (b < s.offset + s.size) return b > s.offset ? s.offset + shift + Math.min(b - s.offset, s.bytes.length) : b + shift;
+      shift += s.bytes.length - s.size;
     }
     return b + shift;
   };
@@ -347,17 +409,29 @@ function spliced(body: Uint8Array, splices: Splice[]): Uint8Array {
   return concatBytes(parts);
 }
 
+/** A query-string value as a server reads it, so it gets the filler the same value gets anywhere else. */
+function formValue(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
 /** Redacts exchanges one by one with shared fillers, so a value repeated across exchanges stays recognisably one value. */
 export class Redactor {
   readonly report: RedactionReport;
   private readonly groups: ReadonlySet<RedactionGroup>;
+  /** Whether any group that redacts bodies is on. */
+  private readonly content: boolean;
   private readonly fillers = new Fillers();
 
   constructor(groups: Iterable<RedactionGroup>) {
     this.groups = new Set(groups);
+    this.content = [...this.groups].some((g) => g !== 'query');
     this.report = {
       groups: REDACTION_GROUPS.filter((g) => this.groups.has(g)),
-      values: { messages: 0, tools: 0, reasoning: 0, state: 0, forwardedProps: 0 },
+      values: { messages: 0, tools: 0, reasoning: 0, state: 0, forwardedProps: 0, query: 0 },
       unstructured: { frames: 0, values: 0 },
       reencoded: 0,
       notes: [],
@@ -367,66 +441,121 @@ export class Redactor {
   exchange(x: CapturedExchange): CapturedExchange {
     if (this.groups.size === 0) return x;
     const out: CapturedExchange = { ...x };
+    if (x.url !== undefined && this.groups.has('query')) {
+      out.url = this.query(x.url);
+      // A live capture names its exchanges by URL, and the analysis and the notes quote the name.
+      if (x.source === x.url) out.source = out.url;
+    }
+    if (!this.content) return out;
     if (x.requestBody !== undefined) out.requestBody = this.requestBody(x.requestBody);
     const body = bodyOf(x).slice();
     const transport = transportOf(x.responseContentType) ?? sniffTransport(body);
     const splices: Splice[] = [];
-    if (transport === 'sse') this.sse(body);
+    if (transport === 'sse') this.sse(body, splices);
     else if (transport === 'protobuf') this.protobuf(body, splices, x.source);
-    else this.jsonSequence(body, transport === 'jsonl');
+    else this.jsonSequence(body, transport === 'jsonl', splices);
+    splices.sort((a, b) => a.offset - b.offset);
     out.chunks = rechunk(x.chunks, splices.length ? spliced(body, splices) : body, splices);
     return out;
+  }
+
+  /** The URL with every query-string value filled; names, order and the rest of the URL stay as they were. */
+  private query(url: string): string {
+    const q = url.indexOf('?');
+    const hash = url.indexOf('#');
+    if (q === -1 || (hash !== -1 && hash < q)) return url;
+    const end = hash === -1 ? url.length : hash;
+    const pairs = url.slice(q + 1, end).split('&').map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1 || eq === pair.length - 1) return pair;
+      const value = formValue(pair.slice(eq + 1));
+      this.report.values.query++;
+      // As long as the value, not its percent-encoding: the filler the same value gets in a body.
+      return pair.slice(0, eq + 1) + this.fillers.string(value, utf8.encode(value).length);
+    });
+    return url.slice(0, q + 1) + pairs.join('&') + url.slice(end);
   }
 
   private requestBody(textBody: string): string {
     const bytes = utf8.encode(textBody);
     const root = parseWhole(bytes, 0, bytes.length);
-    const leaves = root?.t === 'obj' ? targets(root, walkInput, this.groups) : null;
+    const leaves = root?.t === 'obj' ? targets(root, input, this.groups) : null;
     // Untouched text is returned as it was: a lone surrogate would not survive the trip through UTF-8.
     if (leaves?.size === 0) return textBody;
-    if (leaves) this.fill(bytes, null, leaves);
+    const splices: Splice[] = [];
+    if (leaves) this.fill(bytes, null, leaves, splices);
     else this.loose(bytes, null, 0, bytes.length);
-    return text.decode(bytes);
+    splices.sort((a, b) => a.offset - b.offset);
+    return text.decode(splices.length ? spliced(bytes, splices) : bytes);
   }
 
-  /** Overwrites each leaf; `at` maps a payload index to its body offset when the JSON text is not the body itself. */
-  private fill(body: Uint8Array, at: Int32Array | null, leaves: Map<Leaf, RedactionGroup | null>): void {
+  private count(group: Group): void {
+    if (group) this.report.values[group]++;
+    else this.report.unstructured.values++;
+  }
+
+  /**
+   * Overwrites each leaf of JSON text with its value's filler; `at` maps a payload index to its body
+   * offset when the JSON text is not the body itself. A boolean, whose filler is of another width,
+   * becomes a splice.
+   */
+  private fill(body: Uint8Array, at: Int32Array | null, leaves: Map<Leaf, Group>, splices: Splice[]): void {
+    // Every span written lies within one line: JSON text puts no line break inside a value.
+    const put = (k: number, byte: number): void => {
+      body[at ? at[k]! : k] = byte;
+    };
     for (const [leaf, group] of leaves) {
-      const length = leaf.end - leaf.start;
-      if (length <= 0) continue;
-      const filler = leaf.t === 'str' ? this.fillers.string(leaf.value, length) : this.fillers.number(leaf.raw, length);
-      for (let k = 0; k < length; k++) {
+      const width = leaf.end - leaf.start;
+      if (width <= 0) continue;
+      if (leaf.t === 'bool') {
+        splices.push({ offset: at ? at[leaf.start]! : leaf.start, size: width, bytes: utf8.encode(JSON.stringify(this.fillers.boolean(leaf.value))) });
+      } else {
+        const filler = leaf.t === 'str' ? this.fillers.string(leaf.value, Math.min(utf8.encode(leaf.value).length, width)) : this.fillers.numberValue(leaf.raw);
+        for (let k = 0; k < filler.length; k++) put(leaf.start + k, filler.charCodeAt(k));
+        // Spelled longer than its filler (escapes, `1.50`): a string's closing quote moves up, and spaces follow the value.
+        const past = leaf.start + filler.length;
+        if (past < leaf.end) {
+          const quote = leaf.t === 'str' ? 1 : 0;
+          if (quote) put(past, QUOTE);
+          for (let k = past + quote; k < leaf.end + quote; k++) put(k, SPACE);
+        }
+      }
+      this.count(group);
+    }
+  }
+
+  /** Text that is not a JSON object: every value-like token is filled in its own width. */
+  private loose(body: Uint8Array, at: Int32Array | null, from: number, to: number, payload: Uint8Array = body): void {
+    this.report.unstructured.frames++;
+    for (const leaf of looseLeaves(payload, from, to)) {
+      const width = leaf.end - leaf.start;
+      const filler = leaf.t === 'str' ? this.fillers.string(leaf.value, width) : this.fillers.number(leaf.raw, width);
+      for (let k = 0; k < width; k++) {
         const to = at ? at[leaf.start + k]! : leaf.start + k;
         // A joining LF is SSE framing; only text that is not JSON can put a value across one.
         if (to >= 0) body[to] = filler.charCodeAt(k);
       }
-      if (group) this.report.values[group]++;
-      else this.report.unstructured.values++;
+      this.report.unstructured.values++;
     }
   }
 
-  private loose(body: Uint8Array, at: Int32Array | null, from: number, to: number, payload: Uint8Array = body): void {
-    this.report.unstructured.frames++;
-    this.fill(body, at, new Map(looseLeaves(payload, from, to).map((leaf) => [leaf, null])));
-  }
-
-  private jsonText(body: Uint8Array, payload: Uint8Array, at: Int32Array | null): void {
+  private jsonText(body: Uint8Array, payload: Uint8Array, at: Int32Array | null, splices: Splice[]): void {
     const root = parseWhole(payload, 0, payload.length);
-    if (root?.t === 'obj') this.fill(body, at, targets(root, walkEvent, this.groups));
+    if (root?.t === 'obj') this.fill(body, at, targets(root, walkEvent, this.groups), splices);
     else this.loose(body, at, 0, payload.length, payload);
   }
 
-  private sse(body: Uint8Array): void {
+  private sse(body: Uint8Array, splices: Splice[]): void {
     const decoder = decoderFor('sse');
     for (const item of [...decoder.push(body, 0), ...decoder.end(0)]) {
       if (typeof item.raw !== 'string') continue;
       const { bytes, at } = ssePayload(body, item.offset, item.offset + item.size);
-      this.jsonText(body, bytes, at);
+      this.jsonText(body, bytes, at, splices);
     }
   }
 
   /** JSONL, json-seq and a JSON array body alike: the top-level values between separators are the events. */
-  private jsonSequence(body: Uint8Array, lines: boolean): void {
+  private jsonSequence(body: Uint8Array, lines: boolean, splices: Splice[]): void {
     let i = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
     while (i < body.length) {
       const c = body[i];
@@ -442,7 +571,7 @@ export class Redactor {
         i = stop;
         continue;
       }
-      if (r.node.t === 'obj') this.fill(body, null, targets(r.node, walkEvent, this.groups));
+      if (r.node.t === 'obj') this.fill(body, null, targets(r.node, walkEvent, this.groups), splices);
       else this.loose(body, null, i, r.next);
       i = r.next;
     }
@@ -474,7 +603,7 @@ export class Redactor {
   }
 
   private protoEvent(offset: number, payload: Uint8Array, splices: Splice[], source: string): void {
-    const copy: unknown = decode(payload);
+    const copy: unknown = decodeEvent(payload);
     const refs = new Map<Leaf, { holder: Holder; key: string | number }>();
     const leaves = targets(treeOf(copy, refs), walkEvent, this.groups);
     const writes: { at: number; bytes: Uint8Array }[] = [];
@@ -490,16 +619,20 @@ export class Redactor {
         if (at === -1) inPlace = false;
         else writes.push({ at: at + prefix.length, bytes: utf8.encode(filler) });
         ref.holder[ref.key] = filler;
-      } else {
+      } else if (leaf.t === 'num') {
         const value = ref.holder[ref.key] as number;
-        const filler = Number(this.fillers.number(leaf.raw));
+        const filler = Number(this.fillers.numberValue(leaf.raw));
         // google.protobuf.Value carries a number as field 2, fixed64: tag byte 0x11.
         const at = onlyOccurrence(payload, Uint8Array.from([0x11, ...float64(value)]));
         if (at === -1) inPlace = false;
         else writes.push({ at: at + 1, bytes: float64(filler) });
         ref.holder[ref.key] = filler;
+      } else {
+        // A google.protobuf.Value bool becomes a string: another field of another size.
+        ref.holder[ref.key] = this.fillers.boolean(leaf.value);
+        inPlace = false;
       }
-      this.report.values[group]++;
+      this.count(group);
     }
     if (inPlace) {
       for (const w of writes) payload.set(w.bytes, w.at);
@@ -514,16 +647,17 @@ export class Redactor {
       this.report.notes.push(`${source}: the protobuf frame at byte ${offset} could not be re-encoded (${err instanceof Error ? err.message : String(err)}); its bytes were blanked`);
       return;
     }
+    const why = 'a value\'s bytes were not unique in it, or a boolean became a string';
     if (encoded.length === payload.length) {
       payload.set(encoded);
-      this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (a value's bytes were not unique in it); its size is unchanged`);
+      this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (${why}); its size is unchanged`);
       return;
     }
     const frame = new Uint8Array(4 + encoded.length);
     new DataView(frame.buffer).setUint32(0, encoded.length, false);
     frame.set(encoded, 4);
     splices.push({ offset, size: 4 + payload.length, bytes: frame });
-    this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (a value's bytes were not unique in it); it is now ${encoded.length - payload.length > 0 ? '+' : ''}${encoded.length - payload.length} bytes`);
+    this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (${why}); it is now ${encoded.length - payload.length > 0 ? '+' : ''}${encoded.length - payload.length} bytes`);
   }
 }
 

@@ -43,6 +43,11 @@ export interface Finding {
   path: string | null;
   /** Absolute spec path, e.g. `/spec/1.0/basic/processing#the-rule`. */
   spec: string;
+  /**
+   * Present, and true, on a pre-1.0 exchange's 1.0-readiness items: what a 1.0 consumer would strip,
+   * reject or read differently after an upgrade. They never fail the exchange (analyzer/era.ts).
+   */
+  readiness?: true;
 }
 
 export interface Where {

@@ -1,6 +1,6 @@
-import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { JsonArrayDecoder, JsonlDecoder } from './jsonl.ts';
 import { MAX_PROTO_FRAME, ProtoDecoder } from './proto.ts';
+import { PROTO_MEDIA_TYPE } from './proto-decode.ts';
 import { SseDecoder } from './sse.ts';
 import type { StreamDecoder, Transport, WireItem } from './types.ts';
 
@@ -10,7 +10,7 @@ export { TRANSPORT_RULES } from './rules.ts';
 /** The media type each transport is labelled with when a file gives none. */
 export const MEDIA_TYPES: Readonly<Record<Transport, string>> = {
   sse: 'text/event-stream',
-  protobuf: AGUI_MEDIA_TYPE,
+  protobuf: PROTO_MEDIA_TYPE,
   jsonl: 'application/x-ndjson',
   json: 'application/json',
 };
@@ -29,7 +29,7 @@ const JSONL_TYPES = new Set([
 export function transportOf(contentType: string): Transport | null {
   const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   if (essence === 'text/event-stream') return 'sse';
-  if (essence === AGUI_MEDIA_TYPE) return 'protobuf';
+  if (essence === PROTO_MEDIA_TYPE) return 'protobuf';
   if (JSONL_TYPES.has(essence)) return 'jsonl';
   if (essence === 'application/json' || /^application\/[^/]+\+json$/.test(essence)) return 'json';
   return null;

@@ -1,5 +1,5 @@
-import { AGUIUnknownEventTypeError, decode } from '@ag-ui/proto';
 import { ByteQueue, errorText, problem } from './frame.ts';
+import { decodeEvent, UnknownEventVariantError } from './proto-decode.ts';
 import { TRANSPORT_RULES } from './rules.ts';
 import type { StreamDecoder, WireItem } from './types.ts';
 
@@ -24,28 +24,36 @@ export class ProtoDecoder implements StreamDecoder {
     if (this.done || this.stopped || chunk.length === 0) return out;
     this.q.append(chunk);
     const v = this.q.view();
-    let at = 0;
-    while (v.length - at >= PREFIX) {
-      const length = readLength(v, at);
-      const offset = this.q.base + at;
+    // Find the complete frames first: they are copied out of the queue together, each event's bytes a view of that copy.
+    let complete = 0;
+    let tooLarge = -1;
+    while (v.length - complete >= PREFIX) {
+      const length = readLength(v, complete);
       if (length > MAX_PROTO_FRAME) {
-        out.push(
-          problem(
-            TRANSPORT_RULES.protoFrameTooLarge,
-            { offset, size: PREFIX, time },
-            `length prefix declares a ${length}-byte frame, over the ${MAX_PROTO_FRAME}-byte limit; the rest of the body is not read`,
-            false,
-          ),
-        );
-        this.stopped = true;
+        tooLarge = length;
         break;
       }
-      const size = PREFIX + length;
-      if (v.length - at < size) break;
-      this.frame(v.slice(at + PREFIX, at + size), { offset, size, time }, out);
+      if (v.length - complete < PREFIX + length) break;
+      complete += PREFIX + length;
+    }
+    const held = complete > 0 ? v.slice(0, complete) : v;
+    for (let at = 0; at < complete; ) {
+      const size = PREFIX + readLength(held, at);
+      this.frame(held.subarray(at + PREFIX, at + size), this.q.base + at, size, time, out);
       at += size;
     }
-    this.q.discard(this.stopped ? v.length : at);
+    if (tooLarge >= 0) {
+      out.push(
+        problem(
+          TRANSPORT_RULES.protoFrameTooLarge,
+          { offset: this.q.base + complete, size: PREFIX, time },
+          `length prefix declares a ${tooLarge}-byte frame, over the ${MAX_PROTO_FRAME}-byte limit; the rest of the body is not read`,
+          false,
+        ),
+      );
+      this.stopped = true;
+    }
+    this.q.discard(this.stopped ? v.length : complete);
     return out;
   }
 
@@ -68,11 +76,12 @@ export class ProtoDecoder implements StreamDecoder {
     return out;
   }
 
-  private frame(message: Uint8Array, at: { offset: number; size: number; time: number }, out: WireItem[]): void {
+  private frame(message: Uint8Array, offset: number, size: number, time: number, out: WireItem[]): void {
     try {
-      out.push({ kind: 'event', raw: message, value: decode(message), ...at });
+      out.push({ kind: 'event', raw: message, value: decodeEvent(message), offset, size, time });
     } catch (err) {
-      if (err instanceof AGUIUnknownEventTypeError) {
+      const at = { offset, size, time };
+      if (err instanceof UnknownEventVariantError) {
         out.push(
           problem(
             TRANSPORT_RULES.protoUnknownVariant,

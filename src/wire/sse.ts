@@ -66,7 +66,8 @@ export class SseDecoder implements StreamDecoder {
     if (this.done || chunk.length === 0) return out;
     this.compact();
     this.q.append(chunk);
-    if (!this.hasCR && chunk.includes(CR)) this.hasCR = true;
+    // indexOf, not includes: V8's includes on a Uint8Array scans at half the speed, and every byte of an LF-only stream is scanned.
+    if (!this.hasCR && chunk.indexOf(CR) !== -1) this.hasCR = true;
     this.nextLF = -2;
     this.nextCR = -2;
     if (this.settleBom(false)) this.scan(time, false, out);

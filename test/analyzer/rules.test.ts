@@ -27,6 +27,8 @@ interface ExpectedFinding {
   event?: number | null;
   path?: string | null;
   exchange?: number;
+  /** Whether it is a pre-1.0 exchange's 1.0-readiness item; checked when given. */
+  readiness?: boolean;
 }
 
 interface Fixture {
@@ -43,6 +45,9 @@ interface Fixture {
     runs?: { runId: string | null; outcome: string; requested: boolean }[];
     negotiation?: string;
     inputVerdict?: 'valid' | 'invalid';
+    era?: 'pre-1.0' | '1.x';
+    /** The last exchange's 1.0-readiness verdict, null when it has no readiness reading. */
+    readiness?: 'completed' | 'failed' | null;
   };
 }
 
@@ -99,12 +104,17 @@ const everyFinding = (r: ExchangeReport): Finding[] => [...r.input.findings, ...
 
 function shown(reports: ExchangeReport[]): string {
   return reports
-    .map((r, i) => `exchange ${i} (${r.verdict}):\n` + everyFinding(r).map((f) => `  ${f.severity} ${f.rule} #${f.event}${f.path ?? ''}: ${f.message}`).join('\n'))
+    .map((r, i) => `exchange ${i} (${r.era}, ${r.verdict}):\n` + everyFinding(r).map((f) => `  ${f.severity}${f.readiness ? ' (readiness)' : ''} ${f.rule} #${f.event}${f.path ?? ''}: ${f.message}`).join('\n'))
     .join('\n');
 }
 
 function matches(f: Finding, want: ExpectedFinding): boolean {
-  return f.rule === want.rule && (want.event === undefined || f.event === want.event) && (want.path === undefined || f.path === want.path);
+  return (
+    f.rule === want.rule &&
+    (want.event === undefined || f.event === want.event) &&
+    (want.path === undefined || f.path === want.path) &&
+    (want.readiness === undefined || (f.readiness === true) === want.readiness)
+  );
 }
 
 describe('rule fixtures (test/fixtures/rules)', () => {
@@ -164,6 +174,8 @@ describe('rule fixtures (test/fixtures/rules)', () => {
       }
       if (fx.expect.negotiation !== undefined) assert.equal(last.negotiation.verdict, fx.expect.negotiation, `negotiation\n${context}`);
       if (fx.expect.inputVerdict !== undefined) assert.equal(last.input.verdict, fx.expect.inputVerdict, `input verdict\n${context}`);
+      if (fx.expect.era !== undefined) assert.equal(last.era, fx.expect.era, `era\n${context}`);
+      if (fx.expect.readiness !== undefined) assert.equal(last.readiness?.verdict ?? null, fx.expect.readiness, `readiness\n${context}`);
     });
   }
 });

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { BaseEvent } from '@ag-ui/core';
@@ -10,6 +11,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { run } from '../../src/cli/main.ts';
 import { ALL_RULES } from '../../src/rules/index.ts';
 import { CONFORMANCE_1_1, ROOT, sharedAvailable } from '../support/paths.ts';
+import { parseXml, type XmlNode } from './xml.ts';
 
 const execFileP = promisify(execFile);
 
@@ -112,6 +114,11 @@ before(() => {
       ]),
     ),
   );
+  // A pre-1.0 peer pair: nobody declares a protocolVersion, and the producer sends a member 1.0 does not describe.
+  const pre10 = [{ type: 'RUN_STARTED', threadId: 't-cli', runId: 'r-cli', vendorTrace: 'x' }, ...clean.slice(1, 4), { type: 'RUN_FINISHED', threadId: 't-cli', runId: 'r-cli' }];
+  writeFileSync(file('pre10-input.json'), JSON.stringify({ threadId: 't-cli', runId: 'r-cli', messages: input.messages }));
+  writeFileSync(file('pre10.sse'), sse(pre10));
+  writeFileSync(file('pre10-cut.sse'), sse(pre10.slice(0, -1)));
   writeFileSync(file('notes.txt'), 'hello, this is not a capture\n');
   writeFileSync(file('object.json'), '{"hello":"world"}');
   writeFileSync(file('empty.sse'), '');
@@ -181,8 +188,10 @@ describe('agui-inspector check (in-process)', () => {
     assert.deepEqual(Object.keys(doc), ['exchanges']);
     assert.equal(doc.exchanges.length, 1);
     const [x] = doc.exchanges;
-    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'findings', 'input', 'negotiation', 'runs', 'source', 'verdict']);
+    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'era', 'findings', 'input', 'negotiation', 'readiness', 'runs', 'source', 'verdict']);
     assert.equal(x!.source, file('broken.sse'));
+    assert.equal(x!.era, '1.x');
+    assert.equal(x!.readiness, null);
     assert.equal(x!.consumerVersion, '1.1');
     assert.deepEqual(Object.keys(x!.input).sort(), ['findings', 'present', 'verdict']);
     assert.deepEqual({ present: x!.input.present, verdict: x!.input.verdict, findings: x!.input.findings }, { present: true, verdict: 'valid', findings: [] });
@@ -202,13 +211,94 @@ describe('agui-inspector check (in-process)', () => {
     ]);
   });
 
+  it('--format json: a pre-1.0 exchange carries its era, its 1.0 readiness and flagged readiness items', () => {
+    const o = cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--format', 'json');
+    assert.equal(o.code, 0, 'readiness items never fail a pre-1.0 exchange');
+    const [x] = json(o).exchanges;
+    assert.equal(x!.era, 'pre-1.0');
+    assert.equal(x!.consumerVersion, '1.0');
+    assert.equal(x!.verdict, 'completed');
+    assert.deepEqual(x!.readiness, { verdict: 'completed' });
+    const all = [...x!.input.findings, ...x!.findings];
+    const flagged = (rule: string) => all.filter((f) => f.rule === rule).map((f) => f.readiness);
+    assert.deepEqual(flagged('version/consumer-undeclared'), [true]);
+    assert.deepEqual(flagged('version/producer-undeclared'), [true]);
+    assert.deepEqual(flagged('unrecognised/property'), [true]);
+    const asOne = json(cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--format', 'json', '--as', '1.0')).exchanges[0]!;
+    assert.equal(asOne.era, 'pre-1.0');
+    assert.equal(asOne.readiness, null, '--as judges as that version alone');
+    assert.ok([...asOne.input.findings, ...asOne.findings].every((f: { readiness?: boolean }) => f.readiness === undefined));
+    const cut = cli('check', file('pre10-cut.sse'), '--input', file('pre10-input.json'), '--format', 'json');
+    assert.equal(cut.code, 1, 'a truncated run fails in both readings');
+    const [y] = json(cut).exchanges;
+    assert.equal(y!.verdict, 'failed');
+    assert.deepEqual(y!.readiness, { verdict: 'failed' });
+    assert.ok(y!.findings.some((f: { rule: string; readiness?: boolean }) => f.rule === 'lifecycle/truncated' && f.readiness === undefined));
+  });
+
+  it('pretty, junit and sarif show a pre-1.0 exchange\'s era at a glance and its 1.0 readiness apart, never failing it', () => {
+    const READINESS = ['version/consumer-undeclared', 'unrecognised/property', 'version/producer-undeclared'];
+    const files = [file('pre10.sse'), file('pre10-cut.sse'), file('clean.sse')];
+    const pretty = cli('check', ...files, '--input', file('pre10-input.json'));
+    assert.equal(pretty.code, 1, 'the truncated run fails; readiness items fail nothing');
+    const blocks = pretty.out.split('\n\n');
+    const [whole, cut, clean1x] = blocks;
+    assert.match(whole!, /^✓ .*pre10\.sse pre-1\.0 {2}completed {2}\(judged as its own pre-1\.0 client would\)\n/);
+    assert.match(cut!, /^✗ .*pre10-cut\.sse pre-1\.0 {2}failed {2}\(judged as its own pre-1\.0 client would\)\n/);
+    assert.match(clean1x!, /^✓ .*clean\.sse {2}completed {2}\(judged as a 1\.0 consumer\)/, 'a 1.x exchange (its RUN_STARTED declares 1.1) has no badge');
+    assert.doesNotMatch(clean1x!, /pre-1\.0|1\.0 readiness/);
+    for (const [block, verdict] of [[whole!, 'completed'], [cut!, 'failed']] as const) {
+      const [today, readiness] = block.split(/\n {2}1\.0 readiness {2}/);
+      assert.ok(readiness, `a labelled readiness section: ${block}`);
+      assert.ok(readiness.startsWith(`a 1.0 consumer would find it ${verdict}; 3 items to change, none failing it today\n`), readiness);
+      for (const rule of READINESS) {
+        assert.ok(!today!.includes(rule), `${rule} is not a present-day finding`);
+        assert.match(readiness, new RegExp(`^ {4}(warning|info) {1,4}${rule} `, 'm'), `${rule} is listed, indented, under 1.0 readiness`);
+      }
+    }
+    assert.match(cut!.split('1.0 readiness')[0]!, /lifecycle\/truncated/, 'present-day findings come first');
+    assert.match(pretty.out, /\n2 completed, 1 failed; 2 pre-1\.0 \(1\.0 readiness: 1 completed, 1 failed\)\n$/);
+    const as10 = cli('check', file('pre10.sse'), '--input', file('pre10-input.json'), '--as', '1.0');
+    assert.match(as10.out, /pre10\.sse pre-1\.0 {2}completed {2}\(judged as a 1\.0 consumer\)/, '--as keeps the badge but judges as that version alone');
+    assert.doesNotMatch(as10.out, /1\.0 readiness/);
+
+    const xml = parseXml(cli('check', ...files, '--input', file('pre10-input.json'), '--format', 'junit').out);
+    const [ok, failed] = xml.children.map((s) => s.children[0]!);
+    const props = (c: XmlNode) => Object.fromEntries(c.children.find((x) => x.name === 'properties')!.children.map((p) => [p.attrs.name, p.attrs.value]));
+    assert.deepEqual(props(ok!), { era: 'pre-1.0', readiness: 'completed' });
+    assert.deepEqual(props(failed!), { era: 'pre-1.0', readiness: 'failed' });
+    assert.ok(!ok!.children.some((x) => x.name === 'failure'), 'readiness items do not fail the test case');
+    const out = (c: XmlNode) => c.children.find((x) => x.name === 'system-out')!.text;
+    const failure = failed!.children.find((x) => x.name === 'failure')!;
+    assert.match(failure.text, /lifecycle\/truncated/);
+    for (const rule of READINESS) {
+      assert.ok(!failure.text.includes(rule), `${rule} is not part of the failure`);
+      for (const c of [ok!, failed!]) assert.match(out(c), new RegExp(`^1\\.0 readiness: a 1\\.0 consumer would find this exchange ${props(c).readiness}\\n(.*\\n)*[a-z]+ ${rule} `), rule);
+    }
+
+    const results = JSON.parse(cli('check', ...files.slice(0, 2), '--input', file('pre10-input.json'), '--format', 'sarif').out).runs[0].results;
+    const readinessResults = results.filter((r: { properties: { readiness?: boolean } }) => r.properties.readiness);
+    assert.deepEqual([...new Set(readinessResults.map((r: { ruleId: string }) => r.ruleId))].sort(), [...READINESS].sort());
+    for (const r of readinessResults) {
+      assert.equal(r.level, 'note');
+      assert.match(r.message.text, /: 1\.0 readiness: /);
+      assert.equal(r.properties.era, 'pre-1.0');
+      assert.ok(['warning', 'info'].includes(r.properties.severity), 'the 1.0 severity is kept');
+    }
+    const truncated = results.find((r: { ruleId: string }) => r.ruleId === 'lifecycle/truncated');
+    assert.equal(truncated.level, 'error');
+    assert.equal(truncated.properties.readiness, undefined);
+  });
+
   it('--format json keeps every finding to the Finding contract, input findings included', () => {
     const o = cli('check', file('session.har'), file('fixture.json'), '--format', 'json');
     const all = json(o).exchanges.flatMap((x) => [...x.input.findings, ...x.findings]);
     assert.ok(all.length >= 3);
     const ids = new Set(ALL_RULES.map((r) => r.id));
     for (const f of all) {
-      assert.deepEqual(Object.keys(f).sort(), ['category', 'event', 'message', 'path', 'rule', 'severity', 'spec']);
+      const keys = ['category', 'event', 'message', 'path', 'rule', 'severity', 'spec'];
+      // A pre-1.0 exchange's readiness items carry `readiness: true`, and nothing else does.
+      assert.deepEqual(Object.keys(f).sort(), f.readiness === true ? [...keys.slice(0, 5), 'readiness', ...keys.slice(5)] : keys);
       assert.ok(ids.has(f.rule), f.rule);
       assert.ok(f.event === null || Number.isInteger(f.event));
       assert.ok(f.path === null || f.path === '' || f.path.startsWith('/'));
@@ -225,7 +315,7 @@ describe('agui-inspector check (in-process)', () => {
     assert.equal(log.runs.length, 1);
     const driver = log.runs[0].tool.driver;
     assert.equal(driver.name, 'agui-inspector');
-    assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), ALL_RULES.map((r) => r.id));
+    assert.deepEqual(driver.rules.map((r: { id: string }) => r.id), [...ALL_RULES.map((r) => r.id), 'input/unreadable-file']);
     for (const r of driver.rules) {
       assert.ok(r.shortDescription.text.length > 0);
       assert.ok(['error', 'warning', 'note'].includes(r.defaultConfiguration.level));
@@ -237,13 +327,13 @@ describe('agui-inspector check (in-process)', () => {
       assert.ok(['error', 'warning', 'note'].includes(res.level), res.level);
       assert.equal(typeof res.message.text, 'string');
       assert.equal(typeof res.locations[0].physicalLocation.artifactLocation.uri, 'string');
-      if (res.ruleIndex !== undefined) assert.equal(driver.rules[res.ruleIndex].id, res.ruleId);
+      assert.equal(driver.rules[res.ruleIndex].id, res.ruleId, 'every result names its rule in the driver');
     }
     const mismatch = results.find((r: { ruleId: string }) => r.ruleId === 'identity/run-id-mismatch');
     assert.equal(mismatch.level, 'error');
-    assert.equal(mismatch.locations[0].physicalLocation.artifactLocation.uri, file('broken.sse'));
+    assert.equal(mismatch.locations[0].physicalLocation.artifactLocation.uri, pathToFileURL(file('broken.sse')).href);
     assert.equal(mismatch.locations[0].logicalLocations[0].fullyQualifiedName, 'event[1]/runId');
-    assert.ok(results.some((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.level === 'error' && r.locations[0]!.physicalLocation.artifactLocation.uri === file('notes.txt')), 'the unreadable file is a result too');
+    assert.ok(results.some((r: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }) => r.level === 'error' && r.locations[0]!.physicalLocation.artifactLocation.uri === pathToFileURL(file('notes.txt')).href), 'the unreadable file is a result too');
   });
 
   it('--format junit is well-formed XML with one testcase per exchange and a failure for each failed one', () => {
@@ -364,63 +454,3 @@ describe('agui-inspector as a child process', () => {
     assert.equal(missing.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
   });
 });
-
-interface XmlNode {
-  name: string;
-  attrs: Record<string, string>;
-  children: XmlNode[];
-}
-
-/**
- * A strict reader for the XML subset JUnit reports use: declaration, elements, attributes, text and
- * the five predefined or numeric entities. Throws on anything not well formed.
- */
-function parseXml(text: string): XmlNode {
-  const decl = /^<\?xml version="1\.0" encoding="UTF-8"\?>\n/.exec(text);
-  assert.ok(decl, 'XML declaration');
-  let at = decl[0].length;
-  const entity = /&(?:lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/y;
-  const checkText = (s: string, where: string) => {
-    for (let i = s.indexOf('&'); i !== -1; i = s.indexOf('&', i + 1)) {
-      entity.lastIndex = i;
-      assert.ok(entity.test(s), `bare & in ${where}`);
-    }
-    assert.ok(!s.includes('<'), `bare < in ${where}`);
-    assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(s), `control character in ${where}`);
-  };
-  const stack: XmlNode[] = [];
-  let root: XmlNode | undefined;
-  const tag = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"]*")*)\s*(\/?)>/y;
-  while (at < text.length) {
-    const next = text.indexOf('<', at);
-    const between = text.slice(at, next === -1 ? text.length : next);
-    if (stack.length === 0) assert.equal(between.trim(), '', 'text outside the root element');
-    else checkText(between, `<${stack.at(-1)!.name}> text`);
-    if (next === -1) break;
-    tag.lastIndex = next;
-    const m = tag.exec(text);
-    assert.ok(m, `malformed tag at ${next}: ${text.slice(next, next + 40)}`);
-    const [, closing, name, attrText, selfClosing] = m;
-    if (closing) {
-      assert.equal(stack.pop()?.name, name, `</${name}> closes the wrong element`);
-    } else {
-      const attrs: Record<string, string> = {};
-      for (const [, k, v] of attrText!.matchAll(/([A-Za-z_][\w.-]*)="([^"]*)"/g)) {
-        assert.ok(!(k! in attrs), `duplicate attribute ${k}`);
-        checkText(v!, `${name}@${k}`);
-        attrs[k!] = v!.replace(/&lt;|&gt;|&amp;|&quot;|&apos;|&#(\d+);/g, (e, n: string | undefined) => (n ? String.fromCharCode(Number(n)) : ({ '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"', '&apos;': "'" } as Record<string, string>)[e]!));
-      }
-      const node: XmlNode = { name: name!, attrs, children: [] };
-      if (stack.length) stack.at(-1)!.children.push(node);
-      else {
-        assert.equal(root, undefined, 'a second root element');
-        root = node;
-      }
-      if (!selfClosing) stack.push(node);
-    }
-    at = tag.lastIndex;
-  }
-  assert.equal(stack.length, 0, 'unclosed elements');
-  assert.ok(root, 'no root element');
-  return root;
-}

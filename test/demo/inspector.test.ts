@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { captureExchange, demoInput } from '../../demo/record.ts';
+import { captureExchange, scenarioInput } from '../../demo/record.ts';
 import { scenarios } from '../../demo/scenarios.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
 
@@ -17,12 +17,15 @@ describe('demo scenarios show what they claim', () => {
     for (const transport of s.transports) {
       it(`${s.name} over ${transport}: ${s.inspector.verdict}${s.inspector.rules.length ? `, ${s.inspector.rules.join(', ')}` : ''}`, async () => {
         const accept = transport === 'protobuf' ? 'application/vnd.ag-ui.event+proto' : 'text/event-stream';
-        const body = JSON.stringify(demoInput({ threadId: `t-${s.name}`, runId: `r-${s.name}` }));
+        const body = JSON.stringify(scenarioInput(s, { threadId: `t-${s.name}`, runId: `r-${s.name}` }));
         const x = await captureExchange(`${agent.url}/agent/${s.name}`, body, accept, s.name);
         const [report] = analyzeExchanges([x]);
-        const rules = [...new Set([...report!.input.findings, ...report!.findings].filter((f) => f.severity !== 'info').map((f) => f.rule))].sort();
+        const judged = [...report!.input.findings, ...report!.findings].filter((f) => f.severity !== 'info');
+        const rules = (readiness: boolean) => [...new Set(judged.filter((f) => (f.readiness === true) === readiness).map((f) => f.rule))].sort();
         assert.equal(report!.verdict, s.inspector.verdict);
-        assert.deepEqual(rules, [...s.inspector.rules].sort());
+        assert.deepEqual(rules(false), [...s.inspector.rules].sort());
+        assert.deepEqual(rules(true), [...(s.inspector.readiness ?? [])].sort());
+        assert.equal(report!.era, s.client === 'pre-1.0' ? 'pre-1.0' : '1.x');
       });
     }
   }

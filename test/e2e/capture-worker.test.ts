@@ -1,6 +1,7 @@
 /**
  * The worker's session survives Chrome stopping the service worker, also mid-stream, and page
- * reloads when the user preserves it.
+ * reloads when the user preserves it; when storing fails, nothing unstored is acknowledged, so
+ * nothing is lost, and the panel says what is at risk.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,6 +11,7 @@ import type { SessionView } from '../../src/messages.ts';
 import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 import { assertSameBytes, exported, settled } from './demo-capture.ts';
 import { startRecorder, type Recorder } from './recorder.ts';
+import { openPanel } from './recording-panel.ts';
 
 /** What must come back identical after a restart. */
 function essence(s: SessionView | null): unknown {
@@ -85,5 +87,59 @@ describe('worker restarts', () => {
     await page.reload();
     await page.waitForFunction(() => typeof window.demo?.run === 'function');
     await until('the session cleared on reload', async () => (await b.request({ type: 'agui-inspector/session', tabId }))?.exchanges.length === 0, 5_000);
+  });
+
+  /** Makes every IndexedDB write of the running worker throw, as a full disk does; `false` undoes it. */
+  const failWrites = (fail: boolean): Promise<void> => b.inWorker((on) => {
+    const g = globalThis as unknown as { realPut?: typeof IDBObjectStore.prototype.put };
+    g.realPut ??= IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = on ? () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); } : g.realPut;
+  }, fail);
+  const summary = async () => (await b.request({ type: 'agui-inspector/sessions' })).find((s) => s.tabId === tabId)!;
+  const warning = (panel: Page) => panel.locator('[data-testid=storage-warning]');
+
+  /** With a panel open on the tab, runs a chat while writes fail, until the session holds `exchanges` and the panel warns. */
+  async function chatWhileWritesFail(threadId: string, exchanges: number): Promise<Page> {
+    const panel = await openPanel(b, `?tabId=${tabId}`);
+    await failWrites(true);
+    await page.evaluate((t) => window.demo.run('chat', { threadId: t, runId: `run-${t}`, delay: 5 }), threadId);
+    await settled(b, tabId, exchanges);
+    await warning(panel).waitFor();
+    return panel;
+  }
+
+  test('a write that fails is not acknowledged: a stopped worker gets it all back, and the panel says what is at risk', async () => {
+    const panel = await chatWhileWritesFail('t3', 1);
+    assert.match((await warning(panel).textContent())!, /QuotaExceededError.*held only in memory/);
+    const unsaved = (await summary()).stats.unsaved;
+    assert.ok(unsaved.messages > 0 && unsaved.bytes > 0, JSON.stringify(unsaved));
+    assert.equal(await warning(panel).getAttribute('data-unsaved-messages'), String(unsaved.messages));
+    const before = await b.request({ type: 'agui-inspector/session', tabId });
+
+    await b.stopWorker();
+    // The store holds none of it; the relay, never told it was stored, sends it all again.
+    await settled(b, tabId, 1);
+    assert.deepEqual(essence(await b.request({ type: 'agui-inspector/session', tabId })), essence(before));
+    assertSameBytes((await exported(b, tabId))[0]!, calls().at(-1)!);
+    // The new worker's writes work: stored, acknowledged, and the warning gone.
+    await until('everything stored', async () => (await summary()).stats.unsaved.messages === 0);
+    await warning(panel).waitFor({ state: 'detached' });
+    await panel.close();
+  });
+
+  test('failed writes are retried until they succeed, then acknowledged', async () => {
+    const panel = await chatWhileWritesFail('t4', 2);
+    await failWrites(false);
+    await warning(panel).waitFor({ state: 'detached' });
+    assert.deepEqual((await summary()).stats.unsaved, { messages: 0, bytes: 0, error: null, since: null });
+    const before = await b.request({ type: 'agui-inspector/session', tabId });
+    // A preserved session survives the reload, whose new document has nothing to resend: what comes
+    // back after the stop comes from the store alone.
+    await b.request({ type: 'agui-inspector/preserve', tabId, preserve: true });
+    await page.reload();
+    await b.stopWorker();
+    await settled(b, tabId, 2);
+    assert.deepEqual(essence(await b.request({ type: 'agui-inspector/session', tabId })), essence(before));
+    await panel.close();
   });
 });

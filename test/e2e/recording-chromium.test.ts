@@ -78,7 +78,10 @@ const SECRETS = {
   context: 'SECRET-STATE-context-9911',
   number: '987654321',
   forwarded: 'SECRET-FWD-e4e4e4',
+  query: 'SECRET-QUERY-5e5e',
 };
+/** Put in a URL's user-info, which is never captured at all. */
+const PASSWORD = 'SECRET-PASSWORD-77aa';
 
 describe('recordings through the panel (Chromium)', () => {
   let agent: DemoAgent;
@@ -210,13 +213,23 @@ describe('recordings through the panel (Chromium)', () => {
       forwardedProps: { token: SECRETS.forwarded },
     };
     const before = await live.evaluate(() => document.querySelectorAll('[data-testid=exchange-row]').length);
-    // The state scenario echoes the state back; chat echoes the last user message.
-    for (const scenario of ['state', 'chat']) {
-      await page.evaluate(async ([s, body]) => {
-        const res = await fetch(`/agent/${s}?delay=1`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body });
-        await res.text();
-      }, [scenario, JSON.stringify({ ...input, runId: `run-secrets-${scenario}` })] as const);
-    }
+    // The state scenario echoes the state back; chat echoes the last user message. The first carries
+    // an API key in its query string; the second is an XHR whose URL holds a password.
+    await page.evaluate(async ([body, key]) => {
+      const res = await fetch(`/agent/state?delay=1&api_key=${key}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body });
+      await res.text();
+    }, [JSON.stringify({ ...input, runId: 'run-secrets-state' }), SECRETS.query] as const);
+    await page.evaluate(([body, password]) => new Promise((resolve, reject) => {
+      const url = new URL('/agent/chat?delay=1', location.href);
+      url.username = 'agent';
+      url.password = password;
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', url.href);
+      xhr.setRequestHeader('Content-Type', 'application/json');
+      xhr.onload = resolve;
+      xhr.onerror = () => reject(new Error('the XHR failed'));
+      xhr.send(body);
+    }), [JSON.stringify({ ...input, runId: 'run-secrets-chat' }), PASSWORD] as const);
     await settledRows(live, before + 2);
     await live.evaluate((from) => {
       for (const box of [...document.querySelectorAll<HTMLInputElement>('[data-testid=exchange-select]')].slice(from)) box.click();
@@ -228,6 +241,11 @@ describe('recordings through the panel (Chromium)', () => {
       assert.ok(plain.text.includes(secret), `${secret} is in the unredacted export`);
       assert.ok(!redacted.text.includes(secret), `${secret} is not in the redacted export`);
     }
+    assert.ok(plain.text.includes('/agent/chat?delay=1') && !plain.text.includes(PASSWORD) && !plain.text.includes('//agent:'), 'the XHR is recorded without its user-info');
+    // Not even the worker holds it: the capture script drops it before anything leaves the page.
+    const held = await b.request({ type: 'agui-inspector/session', tabId });
+    assert.ok(held!.exchanges.some((x) => x.url.endsWith('/agent/chat?delay=1')), 'the XHR was captured');
+    assert.ok(!JSON.stringify(held).includes(PASSWORD), 'the worker never saw the password');
     type Har = { log: { entries: { _agui: { analysis: ExchangeReport } }[]; _agui: { redaction: { groups: string[]; analysisPreserved: boolean } } } };
     const p = JSON.parse(plain.text) as Har;
     const r = JSON.parse(redacted.text) as Har;

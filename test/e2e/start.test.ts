@@ -13,7 +13,10 @@ import { until } from './browsers.ts';
 interface Judged {
   rows: number;
   verdict: string;
+  era: string;
   rules: string[];
+  /** 1.0-readiness items of a pre-1.0 exchange. */
+  readiness: string[];
 }
 
 describe('npm start, headless', () => {
@@ -42,8 +45,9 @@ describe('npm start, headless', () => {
         last.click();
         document.querySelector<HTMLElement>('[data-testid=tab-findings]')!.click();
         await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-        const rules = [...document.querySelectorAll<HTMLElement>('[data-testid=finding]')].filter((f) => f.dataset.severity !== 'info').map((f) => f.dataset.rule!);
-        return { rows: rows.length, verdict: last.dataset.verdict!, rules: [...new Set(rules)].sort() };
+        const shown = [...document.querySelectorAll<HTMLElement>('[data-testid=finding]')].filter((f) => f.dataset.severity !== 'info');
+        const rules = (readiness: boolean) => [...new Set(shown.filter((f) => (f.dataset.readiness === 'true') === readiness).map((f) => f.dataset.rule!))].sort();
+        return { rows: rows.length, verdict: last.dataset.verdict!, era: last.dataset.era!, rules: rules(false), readiness: rules(true) };
       }, n), 20_000);
   }
 
@@ -65,6 +69,8 @@ describe('npm start, headless', () => {
       const judged = await runAndRead(s.name);
       assert.equal(judged.verdict, s.inspector.verdict);
       assert.deepEqual(judged.rules, [...s.inspector.rules].sort());
+      assert.deepEqual(judged.readiness, [...(s.inspector.readiness ?? [])].sort());
+      assert.equal(judged.era, s.client === 'pre-1.0' ? 'pre-1.0' : '1.x');
     });
   }
 

@@ -7,6 +7,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { toBase64 } from '../../src/base64.ts';
 import { writeHar } from '../../src/formats/har.ts';
+import { withoutUserInfo } from '../../src/formats/url.ts';
 import { FormatError, readExchanges } from '../../src/formats/read.ts';
 import { createDecoder } from '../../src/wire/index.ts';
 import { SHARED } from '../support/paths.ts';
@@ -293,6 +294,30 @@ describe('HAR writing', () => {
     assert.equal(back[0]!.startedDateTime, exchanges[0]!.startedDateTime);
     assert.deepEqual(decoded(back[2]!).length, runEvents.length);
     assert.equal(read(writeHar(back, { creator: { name: 'x', version: '1' } }), 'out.har').length, exchanges.length);
+  });
+});
+
+describe('URL user-info', () => {
+  it('is dropped on HAR export and import, and nothing else in the URL changes', () => {
+    const withPassword: CapturedExchange = {
+      source: 'u', url: 'http://agent:p%40ss:w@rd@127.0.0.1:9/agent?key=v#frag', requestBody: JSON.stringify(input),
+      responseContentType: 'text/event-stream', chunks: [{ time: 1, bytes: utf8.encode(sseText) }],
+    };
+    const written = writeHar([withPassword], { creator: { name: 'x', version: '1' } });
+    assert.ok(!written.includes('agent:') && !written.includes('rd@'), written);
+    assert.equal(JSON.parse(written).log.entries[0].request.url, 'http://127.0.0.1:9/agent?key=v#frag');
+    // A HAR someone else wrote, with the credentials in it.
+    const foreign = written.replace('"url": "http://127.0.0.1:9/agent', '"url": "https://user:secret@127.0.0.1:9/agent');
+    assert.ok(foreign.includes('user:secret@'));
+    assert.equal(read(foreign)[0]!.url, 'https://127.0.0.1:9/agent?key=v#frag');
+  });
+
+  it("is recognised as only the authority's part before the last @", () => {
+    assert.equal(withoutUserInfo('http://127.0.0.1:9/a@b?c=@#@'), 'http://127.0.0.1:9/a@b?c=@#@');
+    assert.equal(withoutUserInfo('http://u@h/x'), 'http://h/x');
+    assert.equal(withoutUserInfo('http://h\\u@x/'), 'http://h\\u@x/');
+    assert.equal(withoutUserInfo('about:blank'), 'about:blank');
+    assert.equal(withoutUserInfo('not a url @ all'), 'not a url @ all');
   });
 });
 

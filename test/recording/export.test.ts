@@ -4,7 +4,7 @@ import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { TOOL } from '../../src/meta.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
-import { exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
+import { DEFAULT_REDACTION, exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
 import { recordFromOwnAgent } from '../../demo/record.ts';
 import { reread, shapes } from './support.ts';
 
@@ -56,7 +56,7 @@ describe('exportSession on traffic recorded from the demo agent', () => {
     const ext = doc.log._agui as SessionLogExtension;
     assert.deepEqual(ext.tool, { name: TOOL.name, version: TOOL.version });
     assert.equal(ext.protocolVersion, '1.1');
-    assert.deepEqual(ext.redaction.groups, []);
+    assert.deepEqual(ext.redaction.groups, [...DEFAULT_REDACTION]);
     const analysed = analyzeExchanges(session, '1.1');
     assert.equal(doc.log.entries.length, session.length);
     doc.log.entries.forEach((e: { _agui: { analysis: unknown } }, i: number) => assert.deepEqual(e._agui.analysis, analysed[i]));
@@ -71,17 +71,15 @@ describe('exportSession on traffic recorded from the demo agent', () => {
     }
   });
 
-  it('redacting every group keeps the analysis, the byte lengths and the timing, and removes the content', () => {
+  it('redacting every group keeps the analysis and the timing, and removes the content', () => {
     const text = exportSession(session, { redact: [...REDACTION_GROUPS] });
     const ext = JSON.parse(text).log._agui as SessionLogExtension;
     assert.equal(ext.redaction.analysisPreserved, true);
     assert.ok(ext.redaction.values.messages > 0 && ext.redaction.values.tools > 0 && ext.redaction.values.state > 0);
     const back = reread(text);
     assert.deepEqual(shapes(back), shapes(session));
-    back.forEach((x, i) => {
-      assert.equal(x.requestBody!.length, session[i]!.requestBody!.length);
-      assert.deepEqual(x.chunks.map((c) => [c.time, c.bytes.length]), session[i]!.chunks.map((c) => [c.time, c.bytes.length]));
-    });
+    // Lengths move only where a boolean became a string (see redact.ts); the chunks arrive when they did.
+    back.forEach((x, i) => assert.deepEqual(x.chunks.map((c) => c.time), session[i]!.chunks.map((c) => c.time)));
     // Words the demo only ever says in message text, tool arguments or results, and state.
     for (const said of ['Hi there, who are you?', 'streaming this reply', 'Lisbon', 'Belém', 'sunny', 'metric', 'quarterly report']) {
       assert.ok(exportSession(session).includes(said), `the unredacted export holds ${said}`);

@@ -30,7 +30,7 @@ function visible(text: string): string {
 }
 
 describe('redaction of a session with a secret in every redactable place', () => {
-  const plain = visible(exportSession(session));
+  const plain = visible(exportSession(session, { redact: [] }));
   const planted = secretsIn(plain);
 
   it('plants secrets of every group in every transport and in the request bodies', () => {
@@ -82,7 +82,8 @@ describe('redaction of a session with a secret in every redactable place', () =>
       const exported = exportSession(session, { redact: [group] });
       const text = visible(exported);
       const left = secretsIn(text);
-      assert.deepEqual(left.filter((p) => p.group === group || p.group === 'any'), []);
+      // Values that belong to no group go with any group that redacts bodies; `query` touches none.
+      assert.deepEqual(left.filter((p) => p.group === group || (p.group === 'any' && group !== 'query')), []);
       const others = planted.filter((p) => p.group !== group && p.group !== 'any');
       assert.deepEqual(others.filter((p) => !text.includes(p.secret)), [], 'secrets of other groups must stay');
       assert.deepEqual(shapes(reread(exported)), shapes(session));
@@ -91,7 +92,7 @@ describe('redaction of a session with a secret in every redactable place', () =>
 
   it('never touches ids, names, types, pointers or the tool definitions', () => {
     const text = visible(exportSession(session, { redact: ALL }));
-    for (const kept of ['thread-secrets', 'run-proto', 'call-1', 'tc-sse', 'rm-jsonl', 'act-sse', 'lookup', 'Looks something up.', '/stops/-', 'REASONING_ENCRYPTED_VALUE', 'image/png', 'current page']) {
+    for (const kept of ['thread-secrets', 'run-proto', 'call-1', 'tc-sse', 'rm-jsonl', 'act-sse', 'lookup', '/stops/-', 'REASONING_ENCRYPTED_VALUE', 'image/png', 'api_key=', 'mode=']) {
       assert.ok(text.includes(kept), kept);
     }
   });
@@ -140,11 +141,42 @@ describe('protobuf frames that cannot be redacted in place', () => {
   });
 });
 
+describe('a value spelled differently in two places', () => {
+  it('gets one filler: the escaped string and the longer number are padded with spaces after the value', () => {
+    const body = '{"threadId":"t","runId":"r","messages":[],"state":{"a":"say \\"hi\\"","b":1.50,"c":false,"d":[true]},"forwardedProps":{"a":"say \\"hi\\""}}';
+    const x: CapturedExchange = {
+      source: 'spelled', requestBody: body, responseContentType: 'application/x-ndjson',
+      chunks: [{ time: 1, bytes: new TextEncoder().encode('{"type":"STATE_SNAPSHOT","snapshot":{"a":"say \\"hi\\"","b":1.5,"c":false}}\n') }],
+    };
+    const { exchanges } = redactExchanges([x], ['state', 'forwardedProps']);
+    const out = exchanges[0]!;
+    assert.equal(out.requestBody, '{"threadId":"t","runId":"r","messages":[],"state":{"a":"xxxxxxxx"  ,"b":1.1 ,"c":"~1","d":["~~"]},"forwardedProps":{"a":"xxxxxxxx"  }}');
+    assert.equal(new TextDecoder().decode(bodyOf(out)), '{"type":"STATE_SNAPSHOT","snapshot":{"a":"xxxxxxxx"  ,"b":1.1,"c":"~1"}}\n');
+  });
+});
+
+describe('the query group', () => {
+  it('fills every query-string value, and the name of an exchange named by its URL, keeping the names of the parameters', () => {
+    const url = 'http://h/agent?api_key=s%20ecret&empty=&flag&mode=a+b#frag?x=1';
+    const x: CapturedExchange = { source: url, url, responseContentType: 'text/event-stream', chunks: [] };
+    const { exchanges, report } = redactExchanges([x, { ...x, source: 'file.har#entries/1' }], ['query']);
+    assert.equal(exchanges[0]!.url, 'http://h/agent?api_key=xxxxxxx&empty=&flag&mode=xxx#frag?x=1');
+    assert.equal(exchanges[0]!.source, exchanges[0]!.url);
+    assert.equal(exchanges[1]!.source, 'file.har#entries/1');
+    assert.equal(exchanges[1]!.url, exchanges[0]!.url, 'equal values, equal fillers');
+    assert.equal(report.values.query, 4);
+    const body = '{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"key":"s ecret"}}';
+    const both = redactExchanges([{ ...x, url: 'http://h/?other=abcdefg&api_key=s%20ecret', requestBody: body }], ['query', 'forwardedProps']).exchanges[0]!;
+    assert.equal(both.url, 'http://h/?other=xxxxxxx&api_key=xxxxxx1');
+    assert.match(both.requestBody!, /"key":"xxxxxx1"/, 'the value gets one filler in the URL and in the body');
+  });
+});
+
 describe('no group chosen', () => {
   it('exports the capture untouched and says nothing was redacted', () => {
     const { exchanges, report } = redactExchanges(session, []);
     assert.equal(exchanges[0], session[0]);
-    assert.deepEqual(report.values, { messages: 0, tools: 0, reasoning: 0, state: 0, forwardedProps: 0 });
+    assert.deepEqual(report.values, { messages: 0, tools: 0, reasoning: 0, state: 0, forwardedProps: 0, query: 0 });
   });
 });
 
@@ -165,5 +197,16 @@ describe('fillers', () => {
     assert.equal(many.size, 500);
     for (const n of many) assert.match(n, /^[1-9]\d\d$/);
     assert.equal(f.number('secret', 9), 'xxxxxxxxx');
+  });
+
+  it('are chosen by value, not by spelling: numbers by their shortest spelling, booleans as two characters of their own', () => {
+    const f = new Fillers();
+    assert.equal(f.numberValue('1.50'), f.numberValue('1.5'));
+    assert.equal(f.numberValue('15e-1'), f.numberValue('1.5'));
+    assert.notEqual(f.numberValue('2.5'), f.numberValue('1.5'));
+    assert.equal(f.numberValue('1e21'), '1e11', 'no longer than the spelling it replaces');
+    assert.equal(f.boolean(false), '~~');
+    assert.equal(f.boolean(true), '~1');
+    assert.equal(f.boolean(false), '~~');
   });
 });

@@ -17,6 +17,7 @@ export const SECRET_GROUPS: Record<string, RedactionGroup | 'any'> = {
   'SECRET-REASON-': 'reasoning',
   'SECRET-STATE-': 'state',
   'SECRET-FWD-': 'forwardedProps',
+  'SECRET-QUERY-': 'query',
   'SECRET-BROKEN-': 'any',
 };
 
@@ -57,8 +58,8 @@ function inputFor(runId: string, tag: string) {
       { id: 'tool-1', role: 'tool', toolCallId: 'call-1', content: `SECRET-RESULT-input-${tag}` },
       { id: 'reason-1', role: 'reasoning', content: `SECRET-REASON-input-${tag}`, encryptedValue: `SECRET-REASON-enc-${tag}` },
     ],
-    tools: [{ name: 'lookup', description: 'Looks something up.', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
-    context: [{ description: 'current page', value: `SECRET-STATE-context-${tag}` }],
+    tools: [{ name: 'lookup', description: `SECRET-TOOLARG-description-${tag}`, parameters: { type: 'object', properties: { q: { type: 'string', description: `SECRET-TOOLARG-param-${tag}` } } } }],
+    context: [{ description: `SECRET-STATE-contextname-${tag}`, value: `SECRET-STATE-context-${tag}` }],
     state: { plan: `SECRET-STATE-plan-${tag}`, budget: 987654321, nested: { list: [`SECRET-STATE-item-${tag}`, 42.5] } },
     forwardedProps: { token: `SECRET-FWD-token-${tag}`, pin: 5551234, nested: { note: `SECRET-FWD-note-${tag}` } },
   };
@@ -139,7 +140,7 @@ export function secretSession(): CapturedExchange[] {
     {
       ...common,
       source: 'secrets#sse',
-      url: 'http://127.0.0.1:9/agent',
+      url: 'http://127.0.0.1:9/agent?api_key=SECRET-QUERY-key&mode=stream',
       startedDateTime: '2025-06-01T10:00:00.000Z',
       requestBody: JSON.stringify(first),
       responseContentType: 'text/event-stream',
@@ -148,7 +149,7 @@ export function secretSession(): CapturedExchange[] {
     {
       ...common,
       source: 'secrets#proto',
-      url: 'http://127.0.0.1:9/agent',
+      url: 'http://127.0.0.1:9/agent?api_key=SECRET-QUERY-key',
       startedDateTime: '2025-06-01T10:01:00.000Z',
       requestBody: JSON.stringify(second, null, 2),
       responseContentType: AGUI_MEDIA_TYPE,

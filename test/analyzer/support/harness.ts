@@ -8,8 +8,10 @@ import {
   type BaseEvent,
   type RunAgentInput,
 } from '@ag-ui/client';
+import { HttpAgent as HttpAgent059 } from '@ag-ui/client-0.0.59';
 import { EventEncoder } from '@ag-ui/encoder';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
+import { createRequire } from 'node:module';
 import { Observable } from 'rxjs';
 import { ExchangeAnalyzer } from '../../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../../src/analyzer/types.ts';
@@ -28,13 +30,20 @@ export function encodeSse(frames: readonly unknown[]): Uint8Array {
 
 const encoder = new EventEncoder();
 
-/** Length-prefixed protobuf frames, as `@ag-ui/encoder` writes them; throws when an event has no proto form. */
-export function encodeProto(events: readonly unknown[]): Uint8Array {
+/**
+ * The encoder a pre-1.0 producer links: the `@ag-ui/encoder` (and `@ag-ui/proto`) that `@ag-ui/client` 0.0.59
+ * depends on, resolved from that client's own directory so it is exactly the copy its decoder pairs with.
+ */
+const { EventEncoder: EventEncoder059 } = createRequire(import.meta.resolve('@ag-ui/client-0.0.59'))('@ag-ui/encoder') as typeof import('@ag-ui/encoder');
+export const encoder059 = new EventEncoder059();
+
+/** Length-prefixed protobuf frames, as `@ag-ui/encoder` (1.0.0 unless told) writes them; throws when an event has no proto form. */
+export function encodeProto(events: readonly unknown[], by: EventEncoder = encoder): Uint8Array {
   // The encoder warns on every mutant it encodes unvalidated, which is the point of a mutant.
   const warn = console.warn;
   console.warn = () => {};
   try {
-    return concatBytes(events.map((e) => encoder.encodeProtobuf(e as BaseEvent)));
+    return concatBytes(events.map((e) => by.encodeProtobuf(e as BaseEvent)));
   } finally {
     console.warn = warn;
   }
@@ -94,4 +103,48 @@ export function runReference(chunks: readonly Uint8Array[], contentType: string,
       complete: () => resolve({ rejected: false, error: null, delivered }),
     });
   });
+}
+
+/**
+ * What `@ag-ui/client` 0.0.59, the last pre-1.0 reference consumer, does with a response: its own
+ * HttpAgent.runAgent end to end, with `fetch` answering the given body. That pipeline (dist/index.mjs) is
+ * transformHttpEventStream — SSE frames through JSON.parse then the core's EventSchemas.parse (zod,
+ * passthrough at the top level), protobuf frames through @ag-ui/proto 0.0.59's decode, which ends in the
+ * same EventSchemas.parse — then transformChunks, verifyEvents and defaultApplyEvents; no
+ * CompatibilityBoundary, no enforceEvents, and no check at the end of the body. The run is rejected
+ * exactly when runAgent rejects.
+ */
+export async function runReference059(chunks: readonly Uint8Array[], contentType: string, input: Record<string, unknown>): Promise<ReferenceResult> {
+  const given = structuredClone(input) as Partial<RunAgentInput>;
+  const agent = new HttpAgent059({
+    url: 'http://agent.invalid/run',
+    threadId: given.threadId,
+    initialMessages: given.messages as never,
+    initialState: given.state,
+    fetch: async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            for (const data of chunks) c.enqueue(data);
+            c.close();
+          },
+        }),
+        { status: 200, headers: { 'content-type': contentType } },
+      ),
+  });
+  let delivered = 0;
+  // The client logs every warning it recovers from and every failure it rethrows; thousands of cases would bury the summary.
+  const { warn, error } = console;
+  console.warn = console.error = () => {};
+  try {
+    await agent.runAgent(
+      { runId: given.runId, tools: given.tools as never, context: given.context as never, forwardedProps: given.forwardedProps },
+      { onEvent: () => void delivered++ },
+    );
+    return { rejected: false, error: null, delivered };
+  } catch (e) {
+    return { rejected: true, error: e instanceof Error ? e.message : String(e), delivered };
+  } finally {
+    Object.assign(console, { warn, error });
+  }
 }

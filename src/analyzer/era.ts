@@ -1,0 +1,148 @@
+/**
+ * Judging the traffic of peers from before 1.0.
+ *
+ * An exchange is *pre-1.0* when neither side declares a `protocolVersion`: the input carries none and no
+ * `RUN_STARTED` does. Absence identifies a peer from before the protocol carried a version
+ * (basic/run-input#protocolversion), and every framework release on npm still ships such a stack. What a
+ * pre-1.0 client does is outside the specification, so the pre-1.0 reference client (`@ag-ui/client`
+ * 0.0.59, what current CopilotKit ships) defines the exchange's present-day verdict; rules whose breach
+ * hurts any client stay findings. Everything else a 1.0 consumer would strip, reject or read differently
+ * is a *1.0-readiness* item: shown apart, never failing the exchange. A party that does not know its
+ * peer's version behaves as though the peer were current (basic/versioning), which is the 1.0 reading
+ * the readiness items come from.
+ *
+ * The table below is data: each rule's reading for a pre-1.0 exchange, with why. A rule not listed keeps
+ * its 1.0 severity and fatality (the 0.0.59 client enforces the same: its verifyEvents throws on every
+ * lifecycle, discipline, subagent and resume violation the 1.0 rules describe).
+ */
+import { isObject, type JsonObject } from '../json.ts';
+import type { Finding } from '../rules/types.ts';
+
+export type Era = 'pre-1.0' | '1.x';
+
+interface Reading {
+  /** `readiness`: only a 1.0 consumer is affected; `finding`: the app's bug today as well. */
+  reading: 'readiness' | 'finding';
+  /** For `finding`: whether the pre-1.0 client rejects the run, when that differs from the 1.0 rule. */
+  fatal?: boolean;
+  why: string;
+}
+
+export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
+  'version/consumer-undeclared': {
+    reading: 'readiness',
+    why: 'basic/run-input#protocolversion: absence identifies a peer from before the protocol carried a version; only a consumer implementing 1.0 must declare',
+  },
+  'version/producer-undeclared': {
+    reading: 'readiness',
+    why: 'basic/versioning#version-negotiation: an undeclared RUN_STARTED identifies a pre-versioning producer; a 1.0 producer must declare',
+  },
+  'unrecognised/property': {
+    reading: 'readiness',
+    why: "basic/processing: stripping is what a 1.0 consumer does; @ag-ui/core 0.0.59's event schemas pass unknown members through (BaseEventSchema.passthrough())",
+  },
+  'unrecognised/union-member': {
+    reading: 'finding',
+    fatal: true,
+    why: "@ag-ui/core 0.0.59 checks closed sets as zod enums, literals and discriminated unions, so a member it does not describe fails EventSchemas.parse and @ag-ui/client 0.0.59 errors the run (a 1.0 consumer strips it, basic/processing); the JSON Patch lists it types z.array(z.any()) let an undescribed operation through to applyPatch, which only warns: those are readiness items (pre10ReadinessOnly)",
+  },
+  'unrecognised/event-type': {
+    reading: 'finding',
+    fatal: true,
+    why: "@ag-ui/core 0.0.59's EventSchemas is a discriminated union over its EventType enum, so @ag-ui/client 0.0.59 errors the run on any other type (a 1.0 consumer drops it, basic/processing); the retired THINKING_* events it still knows (basic/versioning#retired-shapes) are readiness items (pre10ReadinessOnly)",
+  },
+  'streaming/reasoning-already-open': {
+    reading: 'readiness',
+    why: "events/reasoning: 1.0 pairs each reasoning message and span by messageId; @ag-ui/client 0.0.59's verifyEvents only checks a REASONING_START or REASONING_MESSAGE_START against its opener's subagent, never whether the id is already open",
+  },
+  'streaming/reasoning-not-open': {
+    reading: 'readiness',
+    why: "events/reasoning: 1.0 requires an open reasoning message or span before its content and end; @ag-ui/client 0.0.59's verifyEvents lets REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END and REASONING_END through with no opener (defaultApplyEvents only warns)",
+  },
+  'input/echo-differs': {
+    reading: 'readiness',
+    why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
+  },
+};
+
+/** How one finding reads in a pre-1.0 exchange judged by default. */
+export function pre10Reading(rule: string): Reading | undefined {
+  return PRE_1_0_READINGS[rule];
+}
+
+/**
+ * Top-level members @ag-ui/core 0.0.59 lets a pre-1.0 producer set to null — declared nullable
+ * (ToolCallStartEventSchema.parentMessageId, RunFinishedEventSchema.outcome) or any (every event's rawEvent,
+ * RUN_FINISHED's and SUBAGENT_FINISHED's result) — where 1.0 says absent only by omission
+ * (basic#absent-means-absent), so the 1.0 reading finds the value malformed. `*` is every event type.
+ */
+const PRE_1_0_NULLABLE: Readonly<Record<string, readonly string[]>> = {
+  '*': ['rawEvent'],
+  TOOL_CALL_START: ['parentMessageId'],
+  TOOL_CALL_CHUNK: ['parentMessageId'],
+  RUN_FINISHED: ['outcome', 'result'],
+  SUBAGENT_FINISHED: ['result'],
+};
+
+/**
+ * The event as the pre-1.0 client reads it — those nulls gone, as absent — and the JSON Pointers of what
+ * went; null when there was none. Its malformed-null findings are readiness items, and the pre-1.0 reading
+ * verifies the event as read rather than losing it (and everything that follows from it).
+ */
+export function withoutPre10Nulls(event: unknown): { event: JsonObject; paths: string[] } | null {
+  if (!isObject(event)) return null;
+  const keys = [...PRE_1_0_NULLABLE['*']!, ...(typeof event.type === 'string' ? PRE_1_0_NULLABLE[event.type] ?? [] : [])].filter((k) => event[k] === null);
+  if (keys.length === 0) return null;
+  const read = { ...event };
+  for (const k of keys) delete read[k];
+  return { event: read, paths: keys.map((k) => `/${k}`) };
+}
+
+/** The 0.x event types 1.0 retired for the reasoning family (changelog), which @ag-ui/client 0.0.59 still validates and verifies. */
+const RETIRED_EVENT_TYPES: ReadonlySet<string> = new Set(['THINKING_START', 'THINKING_END', 'THINKING_TEXT_MESSAGE_START', 'THINKING_TEXT_MESSAGE_CONTENT', 'THINKING_TEXT_MESSAGE_END']);
+
+/** Events whose JSON Patch list @ag-ui/core 0.0.59 types z.array(z.any()): any operation reaches applyPatch, which warns on one it cannot apply. */
+const UNTYPED_PATCHES: ReadonlySet<string> = new Set(['STATE_DELTA', 'ACTIVITY_DELTA']);
+
+/** Members 1.0 requires that @ag-ui/core 0.0.59 types z.any(), which a missing member satisfies: the client applies the event. */
+const UNTYPED_REQUIRED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot', RAW: 'event', CUSTOM: 'value' };
+
+/**
+ * Whether one enforcement finding on `event` is a 1.0-readiness item of a pre-1.0 exchange although its rule
+ * reads otherwise (PRE_1_0_READINGS), the pre-1.0 client accepting what the rest of the rule covers it
+ * rejecting: a null it reads as absent (`nulls`, the paths withoutPre10Nulls removed), a required member it
+ * types z.any() left out, a retired THINKING_* event, an operation 1.0 does not describe in a patch list it
+ * leaves untyped.
+ */
+export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly string[]): boolean {
+  if (!isObject(event)) return false;
+  const type = typeof event.type === 'string' ? event.type : '';
+  switch (f.rule) {
+    case 'schema/malformed': {
+      const untyped = UNTYPED_REQUIRED[type];
+      return nulls.includes(f.path ?? '') || (untyped !== undefined && f.path === `/${untyped}` && !(untyped in event));
+    }
+    case 'unrecognised/event-type':
+      return RETIRED_EVENT_TYPES.has(type);
+    case 'unrecognised/union-member':
+      return UNTYPED_PATCHES.has(type);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it.
+ * `readinessOnly` holds findings that are readiness items whatever their rule: by pre10ReadinessOnly (above),
+ * or reasoning left open at RUN_FINISHED (the pre-1.0 client never checks it; analyzer/discipline.ts).
+ */
+export function splitReadiness(findings: readonly Finding[], fatalRules: ReadonlySet<string>, readinessOnly: ReadonlySet<Finding> = new Set()): { findings: Finding[]; fatal: boolean } {
+  let fatal = false;
+  const marked = findings.map((f) => {
+    const r = pre10Reading(f.rule);
+    if (r?.reading === 'readiness' || readinessOnly.has(f)) return { ...f, readiness: true as const };
+    if (r?.fatal ?? fatalRules.has(f.rule)) fatal = true;
+    return f;
+  });
+  return { findings: marked, fatal };
+}

@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+import { TOOL } from '../meta.ts';
+
+/*
+ * What the CLI can answer before loading anything else: its usage, its version and the options of
+ * `check`. bin.ts answers --version and --help from here alone, so they cost no more than Node's
+ * own start; the analyzer, and the replay server, are loaded only by the commands that use them.
+ */
+
+/** Usage lines shared by the commands that print them. */
+export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] [--host 127.0.0.1] [--speed 1|max|<factor>]
+                                  answer an app's AG-UI requests with the recorded responses`;
+
+export const USAGE = `Usage:
+  agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1]
+  agui-inspector rules            list every rule with its category, severity and spec section
+${REPLAY_USAGE}
+
+Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
+({ input, stream }), HAR 1.2 files and the Inspector's own recordings. --input is the request of
+every raw response body; a HAR or a fixture carries its own, and a notice says it is not used.
+Exit status: 0 every exchange completed, 1 an exchange failed, 2 a file could not be read or the tool failed.`;
+
+/** The command line of every command but replay; throws (a TypeError with a `code`) on an unknown or malformed option. */
+export function parseCommand(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      input: { type: 'string' },
+      format: { type: 'string', default: 'pretty' },
+      as: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      'no-color': { type: 'boolean' },
+    },
+  });
+}
+
+/** The exit status of --version, --help or no command at all, once answered; null for anything else. */
+export function answerAlone(parsed: ReturnType<typeof parseCommand>, out: (s: string) => void): number | null {
+  const command = parsed.positionals[0];
+  if (parsed.values.version) return out(`${TOOL.name} ${TOOL.version}\n`), 0;
+  if (parsed.values.help || command === undefined) return out(USAGE + '\n'), command === undefined && !parsed.values.help ? 2 : 0;
+  return null;
+}

@@ -1,0 +1,134 @@
+/**
+ * Which recorded exchange answers a replayed request: the matching half of `agui-inspector replay`,
+ * browser- and Node-free so it is tested alone (the server is src/cli/replay.ts).
+ *
+ * A request is answered by the next unserved exchange recorded on the same endpoint path (its query
+ * aside) and the same thread. An app replayed against a recording usually starts threads of its own, so an incoming thread
+ * id the recording does not know is paired, once, with the first recorded thread on that path that no
+ * other incoming thread has taken; from then on the two threads advance together, exchange by exchange.
+ * A request nothing can answer gets the closest recorded exchange and how it differs, so whoever replays
+ * a bug report sees at once why the app's request is not the one that was recorded.
+ */
+import type { JsonObject } from '../json.ts';
+import { runAgentInputOf } from '../formats/detect.ts';
+import type { CapturedExchange } from '../formats/exchange.ts';
+
+interface Entry {
+  index: number;
+  exchange: CapturedExchange;
+  path: string;
+  input: JsonObject | null;
+  /** The recorded input's threadId; requests without one advance along a thread of their own per path. */
+  thread: string;
+  served: boolean;
+}
+
+export type ReplayMatch =
+  | { ok: true; index: number; exchange: CapturedExchange; differences: string[] }
+  | { ok: false; message: string; closest: { index: number; url: string | null; differences: string[] } | null };
+
+/**
+ * Where an exchange was sent: the URL's path, or `/` when the recording kept no URL. The query string is
+ * left out: an export redacts its values by default, and an app's query is seldom what tells its runs apart.
+ */
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return '/';
+  try {
+    return new URL(url, 'http://recording.invalid').pathname;
+  } catch {
+    return url;
+  }
+}
+
+function inputOf(body: string | undefined): JsonObject | null {
+  if (body === undefined) return null;
+  try {
+    return runAgentInputOf(JSON.parse(body));
+  } catch {
+    return null;
+  }
+}
+
+const NO_THREAD = '\u0000no-thread';
+const threadOf = (input: JsonObject | null): string => (input && typeof input.threadId === 'string' ? input.threadId : NO_THREAD);
+const count = (v: unknown): number | null => (Array.isArray(v) ? v.length : null);
+
+/** What tells an incoming request from a recorded one, as a person would say it. */
+export function differences(path: string, input: JsonObject | null, e: { path: string; input: JsonObject | null }): string[] {
+  const out: string[] = [];
+  if (path !== e.path) out.push(`the endpoint is ${path}, the recording's ${e.path}`);
+  if ((input === null) !== (e.input === null)) out.push(input === null ? 'this request carries no RunAgentInput, the recorded one does' : 'this request carries a RunAgentInput, the recorded one none');
+  if (!input || !e.input) return out;
+  if (input.threadId !== e.input.threadId) out.push(`threadId ${JSON.stringify(input.threadId)} is ${JSON.stringify(e.input.threadId)} in the recording`);
+  if (input.runId !== e.input.runId) out.push(`runId ${JSON.stringify(input.runId)} is ${JSON.stringify(e.input.runId)} in the recording`);
+  const [n, m] = [count(input.messages), count(e.input.messages)];
+  if (n !== m) out.push(`${n ?? 'no'} messages, the recording ${m ?? 'none'}`);
+  const resume = [count(input.resume), count(e.input.resume)];
+  if (resume[0] !== resume[1]) out.push(`${resume[0] ?? 'no'} resume entries, the recording ${resume[1] ?? 'none'}`);
+  return out;
+}
+
+export class ReplayPlan {
+  private readonly entries: Entry[];
+  /** incoming threadId (per path) → the recorded thread it replays */
+  private readonly pairs = new Map<string, string>();
+
+  constructor(exchanges: readonly CapturedExchange[]) {
+    this.entries = exchanges.map((exchange, index) => {
+      const input = inputOf(exchange.requestBody);
+      return { index, exchange, path: pathOf(exchange.url), input, thread: threadOf(input), served: false };
+    });
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** The recorded exchange that answers `body` POSTed to `path`, marked served; or why there is none. */
+  match(path: string, body: string): ReplayMatch {
+    const input = inputOf(body);
+    const incoming = threadOf(input);
+    const key = `${path}\u0000${incoming}`;
+    let thread = this.pairs.get(key);
+    if (thread === undefined) {
+      const taken = new Set([...this.pairs].filter(([k]) => k.startsWith(`${path}\u0000`)).map(([, t]) => t));
+      const open = (t: string) => !taken.has(t) && this.entries.some((e) => e.path === path && e.thread === t && !e.served);
+      // The recorded thread of the same id when there is one (a replay that reuses the recorded ids), else the first free.
+      thread = open(incoming) ? incoming : this.entries.find((e) => e.path === path && !e.served && open(e.thread))?.thread;
+      if (thread !== undefined) this.pairs.set(key, thread);
+    }
+    const next = thread === undefined ? undefined : this.entries.find((e) => e.path === path && e.thread === thread && !e.served);
+    if (next) {
+      next.served = true;
+      return { ok: true, index: next.index, exchange: next.exchange, differences: differences(path, input, next) };
+    }
+    const closest = this.closest(path, input);
+    const served = thread === undefined ? 0 : this.entries.filter((e) => e.path === path && e.thread === thread).length;
+    const message =
+      thread !== undefined
+        ? `the recording has no further exchange on this thread at ${path}: all ${served} were replayed`
+        : this.entries.some((e) => e.path === path)
+          ? `every recorded thread at ${path} is already being replayed by another thread`
+          : `the recording has no exchange at ${path}`;
+    return { ok: false, message, closest };
+  }
+
+  private closest(path: string, input: JsonObject | null): { index: number; url: string | null; differences: string[] } | null {
+    let best: Entry | undefined;
+    let bestScore = -1;
+    for (const e of this.entries) {
+      const score =
+        (e.path === path ? 8 : 0) +
+        (input && e.input && input.threadId === e.input.threadId ? 4 : 0) +
+        (input && e.input && input.runId === e.input.runId ? 2 : 0) +
+        (input && e.input && count(input.messages) === count(e.input.messages) ? 1 : 0);
+      if (score > bestScore) [best, bestScore] = [e, score];
+    }
+    return best ? { index: best.index, url: best.exchange.url ?? null, differences: differences(path, input, best) } : null;
+  }
+}
+
+/** The body of the HTTP error a request nothing answers gets: the reason, and the closest recorded exchange. */
+export function unmatchedBody(m: Extract<ReplayMatch, { ok: false }>): string {
+  return JSON.stringify({ error: 'not-in-recording', message: m.message, closest: m.closest }, null, 2);
+}

@@ -1,0 +1,110 @@
+/**
+ * A tab's session without a browser: capture messages in, the worker's analysis out, exactly as the CLI
+ * analyses the same bytes; resent batches, pause, the byte cap and a restart's replay behave as the worker
+ * relies on.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Session } from '../../background/session.ts';
+import { analyzeExchanges, type ExchangeReport } from '../../src/analyzer/index.ts';
+import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';
+
+const utf8 = new TextEncoder();
+const input = (runId: string) => JSON.stringify({ threadId: 't1', runId, protocolVersion: '1.0', messages: [] });
+const body = (runId: string, finish = true) =>
+  [
+    { type: 'RUN_STARTED', threadId: 't1', runId, protocolVersion: '1.0' },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'héllo' },
+    { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+    ...(finish ? [{ type: 'RUN_FINISHED', threadId: 't1', runId }] : []),
+  ].map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+
+/** One exchange as the page script reports it, its body split in `parts` chunks (mid-character too). */
+function exchange(id: number, runId: string, parts = 3, finish = true): PageMessage[] {
+  const bytes = utf8.encode(body(runId, finish));
+  const size = Math.ceil(bytes.length / parts);
+  const chunks: PageMessage[] = [];
+  for (let at = 0, t = 2; at < bytes.length; at += size, t++) chunks.push({ k: 'chunk', id, t, bytes: bytes.slice(at, at + size) });
+  return [
+    { k: 'open', id, api: 'fetch', t: 1, method: 'POST', url: 'http://127.0.0.1/agent', requestContentType: 'application/json', requestBody: input(runId), requestBodyNote: null },
+    { k: 'response', id, t: 1.5, status: 200, statusText: 'OK', contentType: 'text/event-stream', url: 'http://127.0.0.1/agent', redirected: false, reconstructed: false },
+    ...chunks,
+    { k: 'end', id, t: 10, outcome: 'complete', error: null },
+  ];
+}
+
+const drain = (s: Session) => {
+  const applied = [];
+  while (s.busy) applied.push(...s.work(() => false));
+  return applied;
+};
+const reports = (s: Session) => s.captured().analysis.map((a) => (a as { report: ExchangeReport }).report);
+/** A report without its name: the worker names an exchange by its URL, a file reader by the file. */
+const unnamed = ({ source: _, ...r }: ExchangeReport) => r;
+
+describe('Session (the worker’s per-tab capture), in Node', () => {
+  it('analyses what it is sent exactly as the CLI analyses the same bytes, across exchanges', () => {
+    const s = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
+    assert.equal(s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2', 5, false)]), true);
+    const applied = drain(s);
+    assert.deepEqual(applied.map((a) => [a.doc, a.seq, a.kept.length]), [['doc', 1, 2 * 2 + 3 + 5 + 2]]);
+    const { exchanges } = s.captured();
+    assert.equal(exchanges.length, 2);
+    const cli = analyzeExchanges(exchanges).map(unnamed);
+    assert.deepEqual(reports(s).map(unnamed), cli);
+    assert.equal(cli[1]!.verdict, 'failed', 'the second run was cut short');
+  });
+
+  it('works in bounded steps: pausing after every step still reaches the same analysis', () => {
+    const whole = new Session(1, 'u', false, DEFAULT_LIMITS);
+    whole.receive('doc', 1, exchange(1, 'r1', 40));
+    drain(whole);
+    const stepped = new Session(1, 'u', false, DEFAULT_LIMITS);
+    stepped.receive('doc', 1, exchange(1, 'r1', 40));
+    let steps = 0;
+    while (stepped.busy) {
+      stepped.work(() => true);
+      steps++;
+    }
+    assert.ok(steps > 40, `${steps} steps`);
+    assert.deepEqual(reports(stepped), reports(whole));
+  });
+
+  it('ignores a batch it received already (a relay resending after a restart), and records nothing while paused', () => {
+    const s = new Session(1, 'u', false, DEFAULT_LIMITS);
+    assert.equal(s.receive('doc', 1, exchange(1, 'r1')), true);
+    assert.equal(s.receive('doc', 1, exchange(1, 'r1')), false);
+    drain(s);
+    s.recording = false;
+    s.receive('doc', 2, exchange(2, 'r2'));
+    drain(s);
+    assert.equal(s.captured().exchanges.length, 1);
+  });
+
+  it('caps the bytes it holds: the exchange is marked capped, the drop counted, its analysis stops there', () => {
+    const s = new Session(1, 'u', false, { maxEvents: DEFAULT_LIMITS.maxEvents, maxBytes: 200 });
+    s.receive('doc', 1, exchange(1, 'r1', 6));
+    drain(s);
+    const [a] = s.captured().analysis as { capped: boolean; report: { findings: { rule: string }[] } }[];
+    assert.equal(a!.capped, true);
+    assert.ok(s.stats().dropped.chunks > 0);
+    assert.ok(!a!.report.findings.some((f) => f.rule === 'lifecycle/truncated'), 'a capped stream is not judged as if it ended there');
+  });
+
+  it('after a restart, replaying the stored log restores the same session and answers once restored', async () => {
+    const live = new Session(1, 'u', false, DEFAULT_LIMITS);
+    live.receive('doc', 1, exchange(1, 'r1'));
+    const log = drain(live).map((a) => ({ doc: a.doc, msgs: a.kept }));
+    const restarted = new Session(1, 'u', false, DEFAULT_LIMITS);
+    restarted.docs = { doc: 1 };
+    restarted.replay(log);
+    let restored = false;
+    void restarted.restored.then(() => (restored = true));
+    drain(restarted);
+    await Promise.resolve();
+    assert.equal(restored, true);
+    assert.deepEqual(reports(restarted), reports(live));
+    assert.equal(restarted.receive('doc', 1, exchange(1, 'r1')), false, 'what was stored is not taken again');
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * A page cannot tell the Inspector is there: the same probe runs in a browser with the extension and
+ * in one without, and everything it can observe of window, of the wrapped functions, of how its
+ * arguments are read and of the errors it gets back must be equal. The residual differences, each
+ * asserted here exactly as the README's privacy section documents it: another realm's built-in
+ * Function.prototype.toString prints the wrappers as anonymous natives; in Firefox an error thrown
+ * through a wrapper keeps the wrapper's `<anonymous code>` frames, and properties Firefox creates
+ * lazily (the standard globals, a native function's `name` and `length`) may be listed in another
+ * order, the same names.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { buildExtension, launchChromium, launchFirefox, type ExtensionBrowser } from './browsers.ts';
+import { settled } from './demo-capture.ts';
+
+const INPUT = JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} });
+const SSE = [
+  { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+  { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+].map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+
+/** Requests the probe makes that carry a RunAgentInput, so the extension records each one. */
+const AGUI_REQUESTS = 5;
+
+/**
+ * The probe, as source: evaluated as a string, so neither driver nor tsx rewrites it, and its stack
+ * frames are the same text in both browsers. `frames(n, run)` adds n page frames below a call, to see
+ * that the page keeps Error.stackTraceLimit frames of its own.
+ */
+const PROBE = String.raw`(async (input) => {
+  const reads = [];
+  const spy = (label, o) => new Proxy(o, {
+    get(t, k, r) { reads.push(label + '.get ' + String(k)); return Reflect.get(t, k, r); },
+    has(t, k) { reads.push(label + '.has ' + String(k)); return Reflect.has(t, k); },
+    ownKeys(t) { reads.push(label + '.ownKeys'); return Reflect.ownKeys(t); },
+    getOwnPropertyDescriptor(t, k) { reads.push(label + '.gopd ' + String(k)); return Reflect.getOwnPropertyDescriptor(t, k); },
+    getPrototypeOf(t) { reads.push(label + '.proto'); return Reflect.getPrototypeOf(t); },
+  });
+  const text = (label, value) => ({ toString() { reads.push(label + '.toString'); return value; } });
+  const loaded = (xhr) => new Promise((resolve) => { xhr.onloadend = () => resolve(xhr.status); });
+
+  // Arguments: each page-supplied getter, trap and conversion runs as often as the native runs it.
+  await (await fetch(text('url', '/agent'), spy('init', {
+    method: text('method', 'POST'), body: input, headers: spy('headers', { 'content-type': 'application/json' }),
+  }))).text();
+  await (await fetch('/agent', { method: 'POST', get body() { reads.push('body getter'); return input; } })).text();
+  await (await fetch('/agent', { method: 'POST', body: text('body', input) })).text();
+  class PageRequest extends Request {
+    get url() { reads.push('Request.url'); return super.url; }
+    get method() { reads.push('Request.method'); return super.method; }
+    get headers() { reads.push('Request.headers'); return super.headers; }
+    get body() { reads.push('Request.body'); return super.body; }
+  }
+  await (await fetch(new PageRequest('/agent', { method: 'POST', body: input }))).text();
+  const xhr = new XMLHttpRequest();
+  xhr.open(text('xhr method', 'POST'), text('xhr url', '/agent'));
+  xhr.setRequestHeader(text('header name', 'content-type'), text('header value', 'application/json'));
+  xhr.send(text('xhr body', input));
+  await loaded(xhr);
+  new EventSource(text('es url', '/agent')).close();
+
+  // Errors crossing a wrapper, and the page's stack trace limit.
+  const frames = (n, run) => n === 0 ? run() : frames(n - 1, run);
+  const failure = async (run) => {
+    try { await run(); return 'no error'; } catch (e) {
+      return { text: String(e), stack: e.stack, own: Object.getOwnPropertyNames(e), at: [e.fileName, e.lineNumber, e.columnNumber] };
+    }
+  };
+  const used = await fetch('/json');
+  await used.text();
+  const errors = {
+    badUrl: await failure(() => fetch('http://[bad')),
+    refused: await failure(() => fetch('http://127.0.0.1:1/')),
+    deepBadUrl: await failure(() => frames(12, () => fetch('http://[bad'))),
+    bodyGetter: await failure(() => fetch('/json', { method: 'POST', get body() { throw new Error('from the page'); } })),
+    badHeader: await failure(() => fetch('/json', { headers: { 'a b': 'c' } })),
+    noArguments: await failure(() => fetch()),
+    xhrOpen: await failure(() => new XMLHttpRequest().open('GET', 'http://[bad')),
+    deepXhrOpen: await failure(() => frames(12, () => new XMLHttpRequest().open('GET', 'http://[bad'))),
+    xhrMethod: await failure(() => new XMLHttpRequest().open('GÉT\u0100', text('never read', '/'))),
+    xhrSend: await failure(() => new XMLHttpRequest().send()),
+    xhrHeader: await failure(() => new XMLHttpRequest().setRequestHeader('a', 'b')),
+    eventSource: await failure(() => new EventSource('http://[bad')),
+    toString: await failure(() => Function.prototype.toString.call({})),
+    listener: await failure(() => EventTarget.prototype.addEventListener.call(window)),
+    clone: await failure(() => used.clone()),
+    urlGetter: await failure(() => Object.getOwnPropertyDescriptor(Response.prototype, 'url').get.call({})),
+  };
+
+  // The wrapped functions, from this realm and from another one.
+  const frame = document.createElement('iframe');
+  document.body.append(frame);
+  const otherToString = frame.contentWindow.Function.prototype.toString;
+  const getter = (k) => Object.getOwnPropertyDescriptor(Response.prototype, k).get;
+  const wrapped = {
+    fetch, EventSource, open: XMLHttpRequest.prototype.open, send: XMLHttpRequest.prototype.send,
+    setRequestHeader: XMLHttpRequest.prototype.setRequestHeader, close: EventSource.prototype.close,
+    addEventListener: EventTarget.prototype.addEventListener, toString: Function.prototype.toString,
+    url: getter('url'), redirected: getter('redirected'), type: getter('type'), clone: Response.prototype.clone,
+  };
+  const functions = {};
+  const otherRealm = {};
+  for (const [k, f] of Object.entries(wrapped)) {
+    functions[k] = [f.name, f.length, Function.prototype.toString.call(f), Reflect.ownKeys(f).map(String), Object.getPrototypeOf(f) === Function.prototype];
+    otherRealm[k] = otherToString.call(f);
+  }
+  frame.remove();
+  return {
+    window: { names: Object.getOwnPropertyNames(window), symbols: Object.getOwnPropertySymbols(window).map(String) },
+    functions, otherRealm, reads, errors,
+  };
+})(${JSON.stringify(INPUT)})`;
+
+interface View {
+  window: { names: string[]; symbols: string[] };
+  functions: Record<string, unknown>;
+  otherRealm: Record<string, string>;
+  reads: string[];
+  errors: Record<string, string | { text: string; stack: string; own: string[]; at: unknown[] }>;
+}
+
+function startServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>unseen</title>');
+      if (req.url === '/agent') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(SSE);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => {
+    const a = server.address();
+    r({ url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`, server });
+  }));
+}
+
+/**
+ * What a browser lets through, as the README's privacy section says: how another realm prints a
+ * wrapper; Firefox's `<anonymous code>` frames; whether the order of lazily created properties (the
+ * standard globals on window, `name` and `length` on a native function) may differ, the names not.
+ */
+interface Residual {
+  anonymous: string;
+  ownFrame: RegExp | null;
+  lazyOrder: boolean;
+}
+
+/** Both drivers evaluate a source string the same way. */
+type Evaluating = { goto(url: string): Promise<unknown>; evaluate(source: string): Promise<unknown> };
+
+async function viewOf(b: { newPage(): Promise<unknown> }, url: string): Promise<View> {
+  const page = (await b.newPage()) as Evaluating;
+  await page.goto(url);
+  return (await page.evaluate(PROBE)) as View;
+}
+
+/** What the extension's view must equal, once its documented residuals are taken out. */
+async function compare(withExt: ExtensionBrowser & { newPage(): Promise<unknown> }, without: { newPage(): Promise<unknown> }, url: string,
+  residual: Residual): Promise<void> {
+  const [seen, plain] = await Promise.all([viewOf(withExt, url), viewOf(without, url)]);
+  const sorted = <T>(v: T): T => (residual.lazyOrder && Array.isArray(v) ? [...(v as string[])].sort() as T : v);
+  assert.deepEqual(sorted(seen.window.names), sorted(plain.window.names), 'window has the same own properties');
+  assert.deepEqual(seen.window.symbols, plain.window.symbols, 'window has the same own symbols');
+  const fns = (v: View): unknown => Object.fromEntries(Object.entries(v.functions).map(([k, f]) => [k, (f as unknown[]).map(sorted)]));
+  assert.deepEqual(fns(seen), fns(plain), 'name, length, toString, own keys and prototype of every wrapper');
+  assert.deepEqual(seen.reads, plain.reads, 'every getter, trap and conversion of the page runs as often, in the same order');
+  // Residual: a realm that never ran the wrapper prints a Proxy as the engine prints any Proxy.
+  for (const [k, source] of Object.entries(plain.otherRealm)) {
+    assert.equal(source, (plain.functions[k] as unknown[])[2], `natively, ${k} prints the same from any realm`);
+    assert.notEqual(source, residual.anonymous);
+    assert.equal(seen.otherRealm[k], residual.anonymous, `${k} from another realm`);
+  }
+  const ext = /\w+-extension:\/\//;
+  for (const [k, e] of Object.entries(seen.errors)) {
+    assert.doesNotMatch(JSON.stringify(e), ext, `${k}: no extension URL`);
+    const own = residual.ownFrame;
+    const expected = plain.errors[k]!;
+    if (typeof e === 'string' || typeof expected === 'string' || own === null) {
+      assert.deepEqual(e, expected, `${k}: the same error, message and stack`);
+      continue;
+    }
+    // Firefox: the wrapper's frames are on top of the page's, and the error says it was thrown there.
+    assert.ok(own.test(e.stack), `${k}: ${e.stack}`);
+    assert.ok(e.at[0] === expected.at[0] || e.at[0] === '<anonymous code>', `${k}: ${JSON.stringify(e.at)}`);
+    const pageFrames = e.stack.split('\n').filter((line) => !own.test(line)).join('\n');
+    assert.deepEqual({ ...e, stack: pageFrames, at: expected.at }, expected, `${k}: the same error, message and page frames`);
+  }
+  const tabId = await withExt.tabIdOf(url);
+  await settled(withExt, tabId, AGUI_REQUESTS);
+  const s = (await withExt.request({ type: 'agui-inspector/session', tabId }))!;
+  assert.deepEqual(s.exchanges.map((x) => [x.api, x.method, x.request.body, x.request.contentType, x.outcome]), [
+    ['fetch', 'POST', INPUT, 'application/json', 'complete'],
+    ['fetch', 'POST', INPUT, 'text/plain;charset=UTF-8', 'complete'],
+    ['fetch', 'POST', INPUT, 'text/plain;charset=UTF-8', 'complete'],
+    ['fetch', 'POST', INPUT, 'text/plain;charset=UTF-8', 'complete'],
+    ['xhr', 'POST', INPUT, 'application/json', 'complete'],
+  ], 'the page was still recorded, from what the natives read');
+}
+
+describe('the page cannot tell the Inspector is there', () => {
+  let server: Server;
+  let url: string;
+
+  before(async () => {
+    ({ server, url } = await startServer());
+  });
+  after(() => {
+    server?.close();
+    server?.closeAllConnections();
+  });
+
+  test('in Chromium', async () => {
+    const [withExt, without] = await Promise.all([buildExtension('chrome').then((extDir) => launchChromium({ extDir })), launchChromium()]);
+    try {
+      await compare(withExt, without, url, { anonymous: 'function () { [native code] }', ownFrame: null, lazyOrder: false });
+    } finally {
+      await Promise.all([withExt.close(), without.close()]);
+    }
+  });
+
+  test('in Firefox', async () => {
+    const [withExt, without] = await Promise.all([buildExtension('firefox').then((extDir) => launchFirefox({ extDir })), launchFirefox()]);
+    try {
+      await compare(withExt, without, url, { anonymous: 'function () {\n    [native code]\n}', ownFrame: /@<anonymous code>:/, lazyOrder: true });
+    } finally {
+      await Promise.all([withExt.close(), without.close()]);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The CopilotKit lab's page: CopilotKitCore (what CopilotKit's React and Angular bindings wrap) on
+ * the runtime's REST or single-route transport (`?transport=`), on one thread (`?thread=`), with a
+ * frontend tool the page answers. The test drives it step by step through `window.lab`; every AG-UI
+ * event the agent receives is recorded through the client's own subscriber.
+ */
+import { CopilotKitCore } from '@copilotkitnext/core';
+import { z } from 'zod';
+import { STORY_CHUNKS_BEFORE_STOP, TURNS } from '../turns.ts';
+import { exposeLab, type LabPage } from '../page-api.ts';
+
+const params = new URLSearchParams(location.search);
+const transport = params.get('transport') === 'single' ? 'single' : 'rest';
+const threadId = params.get('thread') ?? 'lab-thread';
+
+const core = new CopilotKitCore({
+  runtimeUrl: transport === 'single' ? '/api/copilotkit-single' : '/api/copilotkit',
+  runtimeTransport: transport,
+  tools: [
+    {
+      name: 'showWeather',
+      description: 'Shows the weather for a city in the page',
+      parameters: z.object({ city: z.string() }),
+      handler: async ({ city }) => ({ city, sky: 'sunny', celsius: 21 }),
+    },
+  ],
+});
+
+type Agent = NonNullable<ReturnType<CopilotKitCore['getAgent']>>;
+
+const events: { type: string }[] = [];
+
+async function agent(): Promise<Agent> {
+  for (;;) {
+    const a = core.getAgent('default');
+    if (a) return a;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const ready = agent().then((a) => {
+  a.threadId = threadId;
+  a.subscribe({ onEvent: ({ event }) => void events.push(event) });
+  return a;
+});
+
+async function say(text: string): Promise<void> {
+  const a = await ready;
+  a.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
+  await core.runAgent({ agent: a });
+}
+
+const lab: LabPage = {
+  events,
+  steps: {
+  async connect() {
+    await core.connectAgent({ agent: await ready });
+  },
+  hello: () => say(TURNS.hello),
+  weather: () => say(TURNS.weather),
+  async remember() {
+    (await ready).setState({ likes: [] });
+    await say(TURNS.remember);
+  },
+  async stop() {
+    const a = await ready;
+    const before = events.length;
+    const run = say(TURNS.story);
+    const streamed = () => events.slice(before).filter((e) => e.type === 'TEXT_MESSAGE_CHUNK' || e.type === 'TEXT_MESSAGE_CONTENT').length;
+    while (streamed() < STORY_CHUNKS_BEFORE_STOP) await new Promise((r) => setTimeout(r, 10));
+    core.stopAgent({ agent: a });
+    await run;
+  },
+  },
+};
+exposeLab(lab);

@@ -1,0 +1,79 @@
+/** The message API's runtime checks, without a browser: each accepts exactly the shapes `src/messages.ts` names. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BINARY_PROBE, LIMITS, checkPageBatch, checkPanelMessage, checkRelayMessage, checkRequest, type Request } from '../src/messages.ts';
+
+describe('checkRequest: what an extension page may ask the worker', () => {
+  const valid: Request[] = [
+    { type: 'agui-inspector/export' },
+    { type: 'agui-inspector/export', tabId: 3 },
+    { type: 'agui-inspector/export', tabId: 3, exchangeIds: ['doc:1', 'doc:2'] },
+    { type: 'agui-inspector/clear', tabId: 1 },
+    { type: 'agui-inspector/session', tabId: 1 },
+    { type: 'agui-inspector/sessions' },
+    { type: 'agui-inspector/preserve', tabId: 1, preserve: true },
+    { type: 'agui-inspector/record', tabId: 1, record: false },
+    { type: 'agui-inspector/limits' },
+    { type: 'agui-inspector/limits', set: { maxEvents: 10 } },
+    { type: 'agui-inspector/origins' },
+  ];
+  it('accepts every request the map names, as it was sent', () => {
+    for (const r of valid) assert.deepEqual(checkRequest(r), r, JSON.stringify(r));
+  });
+  it('refuses unknown types, extra or missing members and wrong types', () => {
+    const bad: unknown[] = [
+      null, 'agui-inspector/sessions', [], {},
+      { type: 'agui-inspector/unknown' },
+      { type: 'toString' },
+      { type: '__proto__' },
+      { type: 'agui-inspector/sessions', extra: 1 },
+      { type: 'agui-inspector/clear' },
+      { type: 'agui-inspector/clear', tabId: -1 },
+      { type: 'agui-inspector/clear', tabId: 1.5 },
+      { type: 'agui-inspector/clear', tabId: '1' },
+      { type: 'agui-inspector/preserve', tabId: 1, preserve: 'yes' },
+      { type: 'agui-inspector/record', tabId: 1 },
+      { type: 'agui-inspector/export', exchangeIds: 'doc:1' },
+      { type: 'agui-inspector/export', exchangeIds: [1] },
+      { type: 'agui-inspector/export', exchangeIds: ['x'.repeat(65)] },
+      { type: 'agui-inspector/limits', set: { maxEvents: -1 } },
+      { type: 'agui-inspector/limits', set: { other: 1 } },
+      { type: 'agui-inspector/limits', set: [] },
+    ];
+    for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));
+  });
+});
+
+describe('checkPanelMessage', () => {
+  it('accepts a subscription to one tab, and nothing else', () => {
+    assert.deepEqual(checkPanelMessage({ type: 'subscribe', tabId: 7 }), { type: 'subscribe', tabId: 7 });
+    for (const x of [null, { type: 'subscribe' }, { type: 'subscribe', tabId: -1 }, { type: 'subscribe', tabId: 7, more: true }, { type: 'unsubscribe', tabId: 7 }]) {
+      assert.equal(checkPanelMessage(x), null, JSON.stringify(x));
+    }
+  });
+});
+
+describe('checkPageBatch and checkRelayMessage: what crosses from the page', () => {
+  const open = { k: 'open', id: 1, api: 'fetch', t: 1, method: 'POST', url: 'http://127.0.0.1/agent', requestContentType: 'application/json', requestBody: '{}', requestBodyNote: null };
+  const chunk = { k: 'chunk', id: 1, t: 2, bytes: new Uint8Array([100, 97]) };
+  const end = { k: 'end', id: 1, t: 3, outcome: 'complete', error: null };
+  it('copies out well-formed page messages and nulls malformed members', () => {
+    const got = checkPageBatch([open, { ...open, extra: 1 }, chunk, { ...chunk, bytes: [1, 2] }, end, { ...end, outcome: 'done' }]);
+    assert.deepEqual(got?.map((m) => m?.k ?? null), ['open', null, 'chunk', null, 'end', null]);
+    assert.equal(checkPageBatch({ length: 1 }), null);
+    assert.equal(checkPageBatch(Array.from({ length: LIMITS.batch + 1 }, () => end)), null);
+    assert.equal(checkPageBatch([{ ...open, url: 'x'.repeat(LIMITS.url + 1) }])![0], null);
+  });
+  it('refuses a relay batch with any malformed member whole, and decodes base64 chunk bytes', () => {
+    const ok = checkRelayMessage({ type: 'capture', seq: 1, msgs: [open, { ...chunk, bytes: 'ZGE=' }, end] });
+    assert.ok(ok && ok.type === 'capture');
+    assert.deepEqual([...(ok.msgs[1] as { bytes: Uint8Array }).bytes], [100, 97]);
+    assert.equal(checkRelayMessage({ type: 'capture', seq: 1, msgs: [open, { ...chunk, bytes: '%%%' }] }), null);
+    assert.equal(checkRelayMessage({ type: 'capture', seq: -1, msgs: [] }), null);
+    const hello = checkRelayMessage({ type: 'hello', doc: 'd', url: 'http://127.0.0.1/', resumed: false, probe: new Uint8Array(BINARY_PROBE) });
+    assert.deepEqual(hello, { type: 'hello', doc: 'd', url: 'http://127.0.0.1/', resumed: false, binary: true });
+    // A probe that did not arrive as bytes: this messaging path carries binary data encoded.
+    assert.deepEqual(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: true, probe: 'x' }), { type: 'hello', doc: 'd', url: 'u', resumed: true, binary: false });
+    assert.equal(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: false, probe: null, more: 1 }), null);
+  });
+});
