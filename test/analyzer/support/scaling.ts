@@ -99,7 +99,7 @@ export const FAMILIES: Family[] = [
   },
   {
     name: 'text: n deltas over protobuf',
-    n: 5_000,
+    n: 20_000,
     contentType: PROTO,
     make: (n) => run([{ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, ...range(n).map((): Event => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: DELTA })), { type: 'TEXT_MESSAGE_END', messageId: 'm' }]),
   },
