@@ -5,6 +5,7 @@
  * behind an early fatal finding.
  */
 import { analyzeExchanges, ExchangeAnalyzer } from '../../../src/analyzer/index.ts';
+import { concatBytes } from '../../../src/bytes.ts';
 import { readExchanges } from '../../../src/formats/read.ts';
 import type { Event } from './grammar.ts';
 import { chunk, encodeProto, encodeSse, PROTO, SSE } from './harness.ts';
@@ -194,10 +195,7 @@ export const viaAnalyzer: Path = (b) => {
 
 /** `agui-inspector check`: the file read whole, then analysed. */
 export const viaCli: Path = (b) => {
-  const whole = new Uint8Array(b.bytes);
-  let at = 0;
-  for (const c of b.chunks) whole.set(c, (at += c.length) - c.length);
-  const [x] = readExchanges(whole, b.contentType === PROTO ? 'scaling.bin' : 'scaling.sse', { inputText: b.requestBody });
+  const [x] = readExchanges(concatBytes(b.chunks), b.contentType === PROTO ? 'scaling.bin' : 'scaling.sse', { inputText: b.requestBody });
   const [report] = analyzeExchanges([x!]);
   if (report!.verdict !== 'completed') throw new Error('a scaling stream must be conforming');
 };
