@@ -8,12 +8,14 @@ import { memory } from './memory.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
+import { scaling } from './scaling.ts';
 import { WORKER_TITLE, workerBench } from './worker.ts';
 
 const BENCHMARKS: [string, Benchmark][] = [
   ['analyzer throughput', throughput],
   ['whole-process CLI', processBench],
   ['analyzer memory', memory],
+  ['analyzer scaling', scaling],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['worker responsiveness', async () => [measuresSection(WORKER_TITLE, await workerBench())]],

@@ -40,6 +40,23 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** A copy sharing no container with `v`; iterative so hostile nesting cannot overflow the stack. */
+export function jsonClone(v: unknown): unknown {
+  const copyOf = (x: unknown): unknown => (Array.isArray(x) ? x.slice() : isObject(x) ? { ...x } : x);
+  const root = copyOf(v);
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const c = stack.pop();
+    if (Array.isArray(c)) {
+      for (let i = 0; i < c.length; i++) if (typeof c[i] === 'object' && c[i] !== null) stack.push((c[i] = copyOf(c[i])));
+    } else if (isObject(c)) {
+      // Spread made every member an own data property, `__proto__` included, so assignment cannot reach the prototype.
+      for (const k of Object.keys(c)) if (typeof c[k] === 'object' && c[k] !== null) stack.push((c[k] = copyOf(c[k])));
+    }
+  }
+  return root;
+}
+
 /** A short, bounded rendering of a value for messages. */
 export function preview(v: unknown, max = 60): string {
   let s: string;

@@ -90,6 +90,16 @@ interface OpenChunk {
   fields: Record<string, unknown>;
 }
 
+/** The first few owners of `streams`: a message lists them, and must not cost the number open. */
+function ownersOf(streams: Set<OpenChunk>): string {
+  const shown: string[] = [];
+  for (const c of streams) {
+    if (shown.length === 5) return `${shown.join(', ')} and ${streams.size - 5} more`;
+    shown.push(describeOwner(c.owner));
+  }
+  return shown.join(', ');
+}
+
 /**
  * Expands TEXT_MESSAGE_CHUNK, TOOL_CALL_CHUNK and REASONING_MESSAGE_CHUNK into the triad they stand for,
  * synthesizing the `*_END` when the chunk stream can no longer continue, so that verification sees only
@@ -98,6 +108,9 @@ interface OpenChunk {
 export class ChunkExpander {
   /** owner lane → kind → the chunk stream open there */
   private readonly lanes = new Map<string, Map<Kind, OpenChunk>>();
+  /** The same streams by kind and by id, so that with many lanes open an event finds its own without a scan. */
+  private readonly byKind = new Map<Kind, Set<OpenChunk>>(Object.keys(FAMILIES).map((k) => [k as Kind, new Set()]));
+  private readonly byId = new Map<string, Set<OpenChunk>>();
 
   constructor(private readonly sink: FindingSink) {}
 
@@ -121,7 +134,8 @@ export class ChunkExpander {
       this.closeLane(ownerOf(ev), out);
       // An explicit event naming an id a chunk stream in another lane is assembling ends that shorthand too.
       const id = str(ev, 'messageId') ?? str(ev, 'toolCallId');
-      if (id !== undefined) for (const lane of this.lanes.values()) for (const open of lane.values()) if (open.id === id) this.close(open, out);
+      const named = id === undefined ? undefined : this.byId.get(id);
+      if (named) for (const open of [...named]) this.close(open, out);
     }
     out.push(ev);
   }
@@ -132,18 +146,17 @@ export class ChunkExpander {
     const tagged = typeof ev.subagentRunId === 'string';
     let owner = ownerOf(ev);
     if (!tagged) {
-      const candidates = this.openOf(kind);
+      const candidates = this.byKind.get(kind)!;
       if (id !== undefined) {
-        const same = candidates.find((c) => c.id === id);
+        const same = [...(this.byId.get(id) ?? [])].find((c) => c.kind === kind);
         if (same) owner = same.owner;
       } else {
-        const parent = candidates.find((c) => c.owner === '');
-        if (parent) owner = '';
-        else if (candidates.length === 1) owner = candidates[0]!.owner;
-        else if (candidates.length > 1) {
+        if (this.lanes.get('')?.has(kind)) owner = '';
+        else if (candidates.size === 1) owner = candidates.values().next().value!.owner;
+        else if (candidates.size > 1) {
           this.sink.report(
             CHUNK_RULES.ambiguousContinuation,
-            `${fam.chunk} without ${fam.id} or subagentRunId could continue ${candidates.length} open streams (${candidates.map((c) => describeOwner(c.owner)).join(', ')}); a producer running parallel subagents must attribute its continuations`,
+            `${fam.chunk} without ${fam.id} or subagentRunId could continue ${candidates.size} open streams (${ownersOf(candidates)}); a producer running parallel subagents must attribute its continuations`,
             { event: index },
           );
           return;
@@ -187,6 +200,10 @@ export class ChunkExpander {
       let laneMap = this.lanes.get(owner);
       if (!laneMap) this.lanes.set(owner, (laneMap = new Map()));
       laneMap.set(kind, open);
+      this.byKind.get(kind)!.add(open);
+      let named = this.byId.get(open.id);
+      if (!named) this.byId.set(open.id, (named = new Set()));
+      named.add(open);
       const start: Ev = { type: fam.start, [fam.id]: open.id, ...fields };
       if (kind === 'reasoning') start.role = 'reasoning';
       this.carry(ev, start, true);
@@ -206,15 +223,6 @@ export class ChunkExpander {
     if (opener && from.rawEvent !== undefined) to.rawEvent = from.rawEvent;
   }
 
-  private openOf(kind: Kind): OpenChunk[] {
-    const all: OpenChunk[] = [];
-    for (const lane of this.lanes.values()) {
-      const o = lane.get(kind);
-      if (o) all.push(o);
-    }
-    return all;
-  }
-
   private closeLane(owner: string, out: Ev[]): void {
     const lane = this.lanes.get(owner);
     if (lane) for (const open of [...lane.values()]) this.close(open, out);
@@ -228,5 +236,9 @@ export class ChunkExpander {
     const lane = this.lanes.get(open.owner)!;
     lane.delete(open.kind);
     if (lane.size === 0) this.lanes.delete(open.owner);
+    this.byKind.get(open.kind)!.delete(open);
+    const named = this.byId.get(open.id)!;
+    named.delete(open);
+    if (named.size === 0) this.byId.delete(open.id);
   }
 }

@@ -1,15 +1,20 @@
-import { isObject, jsonEqual, type JsonObject } from '../json.ts';
+import { isObject, jsonClone, jsonEqual, type JsonObject } from '../json.ts';
 
 /**
- * RFC 6902 JSON Patch, applied without mutating anything: each operation copies only the containers on
- * its path and shares the rest, so a failed patch leaves the document exactly as it was, earlier states
- * stay valid for the panel's history, and a deep document costs its depth, not its size. Iterative
- * throughout, so hostile nesting cannot overflow the stack.
+ * RFC 6902 JSON Patch at the cost of the patch, not of the document. A `PatchTarget` edits its document
+ * in place wherever it owns the container — one it copied or built — and copies any other container the
+ * first time an operation writes through it, putting the copy in its parent's place; so what it was given
+ * is never mutated, each container is copied at most once for the target's whole life, and a stream of
+ * small deltas on a large state costs the deltas. Every write is logged so a patch that fails part-way
+ * is undone, as RFC 6902 §5 requires of the whole patch. Iterative throughout, so hostile nesting cannot
+ * overflow the stack.
  */
 
 export type PatchResult = { ok: true; doc: unknown } | { ok: false; op: number; error: string };
 
 class PatchError extends Error {}
+
+type Container = JsonObject | unknown[];
 
 /** RFC 6901: '' is the whole document; otherwise '/'-separated tokens with ~1 → '/' and ~0 → '~'. */
 function parsePointer(p: unknown): string[] {
@@ -37,12 +42,14 @@ function has(o: JsonObject, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
 }
 
-function get(doc: unknown, tokens: string[]): unknown {
+/** The value at the first `depth` tokens (all of them by default). */
+function get(doc: unknown, tokens: string[], depth = tokens.length): unknown {
   let cur = doc;
-  for (const t of tokens) {
+  for (let i = 0; i < depth; i++) {
+    const t = tokens[i]!;
     if (Array.isArray(cur)) cur = cur[arrayIndex(cur, t, false)];
     else if (isObject(cur) && has(cur, t)) cur = cur[t];
-    else throw new PatchError(`nothing at ${pointerOf(tokens)}`);
+    else throw new PatchError(`nothing at ${pointerOf(tokens.slice(0, i + 1))}`);
   }
   return cur;
 }
@@ -56,113 +63,179 @@ function setOwn(o: JsonObject, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
 }
 
-/**
- * Rebuilds `doc` with the container at `tokens[..-1]` replaced by `change(container, lastToken)`'s result,
- * copying each container on the way down.
- */
-function edit(doc: unknown, tokens: string[], change: (parent: unknown, last: string) => unknown): unknown {
-  const chain: unknown[] = [doc];
-  for (let i = 0; i < tokens.length - 1; i++) chain.push(get(chain[i], [tokens[i]!]));
-  let replaced = change(chain[tokens.length - 1], tokens[tokens.length - 1]!);
-  for (let i = tokens.length - 2; i >= 0; i--) {
-    const parent = chain[i];
-    const t = tokens[i]!;
-    if (Array.isArray(parent)) {
-      const copy = parent.slice();
-      copy[arrayIndex(parent, t, false)] = replaced;
-      replaced = copy;
-    } else {
-      const copy = { ...(parent as JsonObject) };
-      setOwn(copy, t, replaced);
-      replaced = copy;
+/** How to undo one write: the document, a member or element set back (a member deleted when it was absent), an element taken out or put back. */
+type Undo =
+  | { kind: 'doc'; old: unknown }
+  | { kind: 'member'; o: JsonObject; k: string; had: boolean; old: unknown }
+  | { kind: 'element'; a: unknown[]; i: number; old: unknown }
+  | { kind: 'inserted'; a: unknown[]; i: number }
+  | { kind: 'removed'; a: unknown[]; i: number; old: unknown };
+
+export class PatchTarget {
+  /** Containers this target may write in place: nobody else holds them. */
+  private readonly owned = new WeakSet<object>();
+  private log: Undo[] = [];
+
+  constructor(public doc: unknown) {}
+
+  /** Applies every operation or none: on failure the document is as it was, and the failing operation is named. */
+  apply(ops: readonly unknown[]): PatchResult {
+    this.log = [];
+    for (let i = 0; i < ops.length; i++) {
+      try {
+        this.one(ops[i]);
+      } catch (e) {
+        if (!(e instanceof PatchError)) throw e;
+        this.rollback();
+        return { ok: false, op: i, error: e.message };
+      }
+    }
+    this.log = [];
+    return { ok: true, doc: this.doc };
+  }
+
+  /**
+   * Undone newest first, so every write meets the container as it left it. The copies made on the way
+   * stay where they were put: they hold what they copied once their writes are undone, and a stream of
+   * failing deltas must not copy the same containers again each time. A member that an operation removed
+   * comes back last among its object's members: JSON objects are unordered (RFC 8259 §4), and restoring
+   * the position would cost the object's size.
+   */
+  private rollback(): void {
+    for (let j = this.log.length - 1; j >= 0; j--) {
+      const u = this.log[j]!;
+      if (u.kind === 'doc') this.doc = u.old;
+      else if (u.kind === 'member') {
+        if (u.had) setOwn(u.o, u.k, u.old);
+        else delete u.o[u.k];
+      } else if (u.kind === 'element') u.a[u.i] = u.old;
+      else if (u.kind === 'inserted') u.a.splice(u.i, 1);
+      else u.a.splice(u.i, 0, u.old);
+    }
+    this.log = [];
+  }
+
+  private one(op: unknown): void {
+    if (!isObject(op)) throw new PatchError('operation is not an object');
+    const path = parsePointer(op.path);
+    switch (op.op) {
+      case 'add':
+        if (!has(op, 'value')) throw new PatchError('add without a value');
+        return this.add(path, op.value);
+      case 'remove':
+        return void this.remove(path);
+      case 'replace':
+        if (!has(op, 'value')) throw new PatchError('replace without a value');
+        return this.replace(path, op.value);
+      case 'move': {
+        const from = parsePointer(op.from);
+        if (from.length < path.length && pointerOf(path).startsWith(pointerOf(from) + '/')) throw new PatchError('cannot move a value into itself');
+        get(this.doc, from);
+        return this.add(path, this.remove(from));
+      }
+      case 'copy':
+        // A copy of owned containers would be one container in two places, and a later write through one would show through the other.
+        return this.add(path, jsonClone(get(this.doc, parsePointer(op.from))));
+      case 'test':
+        if (!jsonEqual(get(this.doc, path), op.value)) throw new PatchError(`test failed at ${pointerOf(path)}`);
+        return;
+      default:
+        throw new PatchError(`unknown op ${JSON.stringify(op.op)}`);
     }
   }
-  return replaced;
-}
 
-function add(doc: unknown, tokens: string[], value: unknown): unknown {
-  if (tokens.length === 0) return value;
-  return edit(doc, tokens, (parent, last) => {
+  private add(tokens: string[], value: unknown): void {
+    if (tokens.length === 0) return this.setDoc(value);
+    const last = tokens[tokens.length - 1]!;
+    const parent = get(this.doc, tokens, tokens.length - 1);
     if (Array.isArray(parent)) {
-      const copy = parent.slice();
-      copy.splice(last === '-' ? parent.length : arrayIndex(parent, last, true), 0, value);
-      return copy;
+      const i = last === '-' ? parent.length : arrayIndex(parent, last, true);
+      const a = this.writable(tokens) as unknown[];
+      if (i === a.length) a.push(value);
+      else a.splice(i, 0, value);
+      this.log.push({ kind: 'inserted', a, i });
+      return;
     }
     if (!isObject(parent)) throw new PatchError(`cannot add to ${parent === null ? 'null' : typeof parent} at ${pointerOf(tokens.slice(0, -1))}`);
-    const copy = { ...parent };
-    setOwn(copy, last, value);
-    return copy;
-  });
-}
+    this.setMember(this.writable(tokens) as JsonObject, last, value);
+  }
 
-function remove(doc: unknown, tokens: string[]): unknown {
-  if (tokens.length === 0) throw new PatchError('cannot remove the whole document');
-  return edit(doc, tokens, (parent, last) => {
+  /** Takes out the value at `tokens` and returns it. */
+  private remove(tokens: string[]): unknown {
+    if (tokens.length === 0) throw new PatchError('cannot remove the whole document');
+    const last = tokens[tokens.length - 1]!;
+    const parent = get(this.doc, tokens, tokens.length - 1);
     if (Array.isArray(parent)) {
-      const copy = parent.slice();
-      copy.splice(arrayIndex(parent, last, false), 1);
-      return copy;
+      const i = arrayIndex(parent, last, false);
+      const a = this.writable(tokens) as unknown[];
+      const [old] = i === a.length - 1 ? [a.pop()] : a.splice(i, 1);
+      this.log.push({ kind: 'removed', a, i, old });
+      return old;
     }
     if (!isObject(parent) || !has(parent, last)) throw new PatchError(`nothing to remove at ${pointerOf(tokens)}`);
-    const copy = { ...parent };
-    delete copy[last];
-    return copy;
-  });
-}
+    const o = this.writable(tokens) as JsonObject;
+    const old = o[last];
+    this.log.push({ kind: 'member', o, k: last, had: true, old });
+    delete o[last];
+    return old;
+  }
 
-/** In place of the old value, so an object keeps its key order. */
-function replace(doc: unknown, tokens: string[], value: unknown): unknown {
-  get(doc, tokens);
-  if (tokens.length === 0) return value;
-  return edit(doc, tokens, (parent, last) => {
-    if (Array.isArray(parent)) {
-      const copy = parent.slice();
-      copy[arrayIndex(parent, last, false)] = value;
-      return copy;
-    }
-    const copy = { ...(parent as JsonObject) };
-    setOwn(copy, last, value);
-    return copy;
-  });
-}
+  /** In place of the old value, so an object keeps its key order. */
+  private replace(tokens: string[], value: unknown): void {
+    get(this.doc, tokens);
+    if (tokens.length === 0) return this.setDoc(value);
+    const parent = this.writable(tokens);
+    const last = tokens[tokens.length - 1]!;
+    if (Array.isArray(parent)) this.setElement(parent, Number(last), value);
+    else this.setMember(parent, last, value);
+  }
 
-function applyOne(doc: unknown, op: unknown): unknown {
-  if (!isObject(op)) throw new PatchError('operation is not an object');
-  const path = parsePointer(op.path);
-  switch (op.op) {
-    case 'add':
-      if (!has(op, 'value')) throw new PatchError('add without a value');
-      return add(doc, path, op.value);
-    case 'remove':
-      return remove(doc, path);
-    case 'replace':
-      if (!has(op, 'value')) throw new PatchError('replace without a value');
-      return replace(doc, path, op.value);
-    case 'move': {
-      const from = parsePointer(op.from);
-      if (from.length < path.length && pointerOf(path).startsWith(pointerOf(from) + '/')) throw new PatchError('cannot move a value into itself');
-      const value = get(doc, from);
-      return add(remove(doc, from), path, value);
+  /**
+   * The parent of the location `tokens` name, writable: walking down from the root, each container this
+   * target does not own is copied, owned, and put in its parent's place. The caller has checked the way exists.
+   */
+  private writable(tokens: string[]): Container {
+    let cur = this.doc as Container;
+    if (!this.owned.has(cur)) this.doc = cur = this.copy(cur);
+    for (let i = 0; i < tokens.length - 1; i++) {
+      const t = tokens[i]!;
+      const child = (Array.isArray(cur) ? cur[Number(t)] : cur[t]) as Container;
+      if (this.owned.has(child)) {
+        cur = child;
+        continue;
+      }
+      // A copy in its original's place changes no value, so it is not logged (see rollback).
+      const copy = this.copy(child);
+      if (Array.isArray(cur)) cur[Number(t)] = copy;
+      else setOwn(cur, t, copy);
+      cur = copy;
     }
-    case 'copy':
-      return add(doc, path, get(doc, parsePointer(op.from)));
-    case 'test':
-      if (!jsonEqual(get(doc, path), op.value)) throw new PatchError(`test failed at ${pointerOf(path)}`);
-      return doc;
-    default:
-      throw new PatchError(`unknown op ${JSON.stringify(op.op)}`);
+    return cur;
+  }
+
+  private copy(c: Container): Container {
+    const copy = Array.isArray(c) ? c.slice() : { ...c };
+    this.owned.add(copy);
+    return copy;
+  }
+
+  private setDoc(v: unknown): void {
+    this.log.push({ kind: 'doc', old: this.doc });
+    this.doc = v;
+  }
+
+  private setMember(o: JsonObject, k: string, v: unknown): void {
+    this.log.push({ kind: 'member', o, k, had: has(o, k), old: o[k] });
+    setOwn(o, k, v);
+  }
+
+  private setElement(a: unknown[], i: number, v: unknown): void {
+    this.log.push({ kind: 'element', a, i, old: a[i] });
+    a[i] = v;
   }
 }
 
+/** A patched copy of `doc`, which stays as it was: untouched branches are shared with the result. */
 export function applyPatch(doc: unknown, ops: readonly unknown[]): PatchResult {
-  let cur = doc;
-  for (let i = 0; i < ops.length; i++) {
-    try {
-      cur = applyOne(cur, ops[i]);
-    } catch (e) {
-      if (!(e instanceof PatchError)) throw e;
-      return { ok: false, op: i, error: e.message };
-    }
-  }
-  return { ok: true, doc: cur };
+  return new PatchTarget(doc).apply(ops);
 }

@@ -1,6 +1,6 @@
 import { defineRules } from '../rules/types.ts';
 import type { Ev } from './event.ts';
-import { applyPatch } from './patch.ts';
+import { PatchTarget } from './patch.ts';
 import type { FindingSink } from './sink.ts';
 
 export const STATE_RULES = defineRules({
@@ -25,15 +25,54 @@ export const STATE_RULES = defineRules({
 /** What the state was after one state event, for the panel's state view. */
 export interface StateStep {
   event: number;
-  state: unknown;
+  readonly state: unknown;
   failed: boolean;
+}
+
+/**
+ * A step whose state is worked out when first read, from the nearest earlier step already known, by
+ * replaying the deltas between with one patch target: producing a step costs nothing whatever the
+ * state's size, and reading the last one costs the state once plus the deltas since its snapshot.
+ * A step without `prev` is known from the start: a snapshot, or the input's state before any event.
+ */
+class Step implements StateStep {
+  private known: boolean;
+
+  constructor(
+    readonly event: number,
+    readonly failed: boolean,
+    private readonly prev: Step | null,
+    /** The delta that led here from `prev`; none when it failed, which leaves the state as it was. */
+    private readonly delta: readonly unknown[] | null,
+    private value?: unknown,
+  ) {
+    this.known = prev === null;
+  }
+
+  get state(): unknown {
+    if (this.known) return this.value;
+    const pending: Step[] = [];
+    let from: Step = this;
+    for (; !from.known; from = from.prev!) pending.push(from);
+    const target = new PatchTarget(from.value);
+    // Each delta applied here applied to this very state when the stream was read.
+    for (let i = pending.length - 1; i >= 0; i--) if (pending[i]!.delta) target.apply(pending[i]!.delta!);
+    this.known = true;
+    this.value = target.doc;
+    return this.value;
+  }
 }
 
 /**
  * The run's state as a consumer holds it: the input's `state` (absent = `{}`) until a snapshot replaces
  * it, RFC 6902 deltas applied in order. State persists across runs on one stream (events/lifecycle).
+ * Deltas edit one working copy in place (see PatchTarget), so each costs its own size; the values the
+ * events carry are never written.
  */
 export class StateTracker {
+  private target: PatchTarget;
+  /** The latest step reported, which the next one is worked out from; kept only when steps are wanted. */
+  private last: Step | null;
   /**
    * True while the state is not known: no input was given, so the baseline deltas apply to (the input's
    * `state`, events/state) is unknown until the first snapshot replaces it.
@@ -43,24 +82,37 @@ export class StateTracker {
 
   constructor(
     private readonly sink: FindingSink,
-    public state: unknown,
+    start: unknown,
     private readonly onStep?: (step: StateStep) => void,
-  ) {}
+  ) {
+    this.target = new PatchTarget(start);
+    this.last = onStep ? new Step(-1, false, null, null, start) : null;
+  }
+
+  /** The state now; it changes in place as deltas apply. */
+  get state(): unknown {
+    return this.target.doc;
+  }
 
   handle(ev: Ev, index: number): void {
     if (ev.type === 'STATE_SNAPSHOT') {
       this.unknown = false;
-      this.state = ev.snapshot;
-      this.onStep?.({ event: index, state: this.state, failed: false });
+      this.target = new PatchTarget(ev.snapshot);
+      this.step(new Step(index, false, null, null, ev.snapshot));
     } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta) && this.unknown) {
       // Said once: every delta until a snapshot is equally unjudgeable.
       if (!this.saidUnknown) this.sink.report(STATE_RULES.baselineUnknown, "A STATE_DELTA arrived before any STATE_SNAPSHOT, and without the request its baseline (the input's state) is unknown: deltas until the first snapshot cannot be checked", { event: index, path: '/delta' });
       this.saidUnknown = true;
     } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
-      const result = applyPatch(this.state, ev.delta);
-      if (result.ok) this.state = result.doc;
-      else this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
-      this.onStep?.({ event: index, state: this.state, failed: !result.ok });
+      const result = this.target.apply(ev.delta);
+      if (!result.ok) this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
+      if (this.last) this.step(new Step(index, !result.ok, this.last, result.ok ? ev.delta : null));
     }
+  }
+
+  private step(s: Step): void {
+    if (!this.onStep) return;
+    this.last = s;
+    this.onStep(s);
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyPatch } from '../../src/analyzer/patch.ts';
+import { applyPatch, PatchTarget } from '../../src/analyzer/patch.ts';
 
 /** RFC 6902's own examples (appendix A) and the properties the analyzer relies on: no mutation, atomic failure. */
 describe('RFC 6902 patch', () => {
@@ -58,5 +58,61 @@ describe('RFC 6902 patch', () => {
     for (let i = 0; i < 100_000; i++) deep = { d: deep };
     const r = applyPatch(deep, [{ op: 'add', path: '/x', value: 1 }]);
     assert.ok(r.ok);
+  });
+});
+
+/** The working copy the state tracker edits: in place where it may, copy-on-write where it may not. */
+describe('PatchTarget', () => {
+  it('edits one working copy across patches and never writes what it was given', () => {
+    const given = { big: { a: 1 }, list: [1], other: { keep: true } };
+    const frozen = JSON.stringify(given);
+    const t = new PatchTarget(given);
+    assert.ok(t.apply([{ op: 'add', path: '/big/b', value: 2 }, { op: 'add', path: '/list/-', value: 2 }]).ok);
+    const root = t.doc as typeof given;
+    const big = root.big;
+    assert.ok(t.apply([{ op: 'add', path: '/big/c', value: 3 }, { op: 'add', path: '/list/-', value: 3 }]).ok);
+    assert.equal(t.doc, root, 'the root is copied once, then edited in place');
+    assert.equal(root.big, big, 'so is each container under it');
+    assert.equal(root.other, given.other, 'untouched branches are shared');
+    assert.deepEqual(t.doc, { big: { a: 1, b: 2, c: 3 }, list: [1, 2, 3], other: { keep: true } });
+    assert.equal(JSON.stringify(given), frozen);
+  });
+  it('undoes every write of a patch that fails part-way, in owned containers too', () => {
+    const t = new PatchTarget({ a: { b: 1 }, list: [1, 2, 3] });
+    assert.ok(t.apply([{ op: 'add', path: '/a/c', value: 3 }, { op: 'add', path: '/list/-', value: 4 }]).ok);
+    const before = structuredClone(t.doc);
+    const r = t.apply([
+      { op: 'replace', path: '/a/b', value: 2 },
+      { op: 'remove', path: '/a/c' },
+      { op: 'remove', path: '/list/0' },
+      { op: 'add', path: '/list/1', value: 'x' },
+      { op: 'move', from: '/list/2', path: '/moved' },
+      { op: 'copy', from: '/a', path: '/list/-' },
+      { op: 'replace', path: '', value: 'gone' },
+      { op: 'add', path: '/x', value: 1 },
+    ]);
+    assert.deepEqual(r, { ok: false, op: 7, error: 'cannot add to string at ' });
+    assert.deepEqual(t.doc, before);
+    assert.ok(t.apply([{ op: 'test', path: '/list', value: [1, 2, 3, 4] }]).ok, 'and the target keeps working');
+  });
+  it('a copy is a value of its own: writing through it leaves the original as it was', () => {
+    const t = new PatchTarget({ a: { deep: { n: 1 } } });
+    assert.ok(t.apply([{ op: 'add', path: '/a/deep/m', value: 2 }, { op: 'copy', from: '/a', path: '/b' }]).ok);
+    assert.ok(t.apply([{ op: 'add', path: '/b/deep/z', value: 3 }, { op: 'replace', path: '/b/deep/n', value: 9 }]).ok);
+    assert.deepEqual(t.doc, { a: { deep: { n: 1, m: 2 } }, b: { deep: { n: 9, m: 2, z: 3 } } });
+  });
+  it('never writes a value an event carried, even once it is part of the state', () => {
+    const value = { inner: [1] };
+    const t = new PatchTarget({});
+    assert.ok(t.apply([{ op: 'add', path: '/v', value }]).ok);
+    assert.ok(t.apply([{ op: 'add', path: '/v/inner/-', value: 2 }, { op: 'add', path: '/v/more', value: true }]).ok);
+    assert.deepEqual(value, { inner: [1] });
+    assert.deepEqual(t.doc, { v: { inner: [1, 2], more: true } });
+  });
+  it('patches members named __proto__ as own members', () => {
+    const t = new PatchTarget(JSON.parse('{"__proto__": {"x": 1}}'));
+    assert.ok(t.apply([{ op: 'add', path: '/__proto__/y', value: 2 }, { op: 'copy', from: '/__proto__', path: '/c' }]).ok);
+    assert.equal(Object.getPrototypeOf(t.doc), Object.prototype);
+    assert.deepEqual(JSON.stringify(t.doc), '{"__proto__":{"x":1,"y":2},"c":{"x":1,"y":2}}');
   });
 });
