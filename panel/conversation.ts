@@ -3,7 +3,7 @@
  * event a consumer keeps (after enforcement and chunk expansion) applied in order.
  */
 import { isObject, type JsonObject } from '../src/json.ts';
-import { applyPatch } from '../src/analyzer/patch.ts';
+import { PatchTarget } from '../src/analyzer/patch.ts';
 
 export interface ToolCallView {
   id: string;
@@ -44,6 +44,8 @@ export class Conversation {
   readonly messages: ConvMessage[];
   private readonly byId = new Map<string, ConvMessage>();
   private readonly callOwner = new Map<string, ToolCallView>();
+  /** Each activity's content as deltas edit it: one working copy per message, so a delta costs its own size. */
+  private readonly activities = new WeakMap<ConvMessage, PatchTarget>();
 
   constructor(history: unknown) {
     this.messages = (Array.isArray(history) ? history.filter(isObject) : []).map((m) => fromMessage(m, null));
@@ -115,9 +117,12 @@ export class Conversation {
         const m = this.byId.get(s(ev.messageId) ?? '');
         if (!m || !Array.isArray(ev.patch)) break;
         // A failing patch leaves the activity as it was, as a consumer keeps it.
-        const patched = applyPatch(m.content, ev.patch);
-        if (patched.ok) {
-          m.content = patched.doc;
+        // A snapshot may have replaced the content since: a working copy is good only for the content it copied.
+        const held = this.activities.get(m);
+        const target = held && held.doc === m.content ? held : new PatchTarget(m.content);
+        this.activities.set(m, target);
+        if (target.apply(ev.patch).ok) {
+          m.content = target.doc;
           m.event = event;
         }
         break;

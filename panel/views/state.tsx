@@ -1,7 +1,23 @@
 /** State and messages: the state after each snapshot and delta, and the conversation as the application holds it. */
 import type { Full, InputDetail } from '../analysis.ts';
+import { useState } from 'preact/hooks';
+import type { StateStep } from '../../src/analyzer/state.ts';
 import { Content } from './content.tsx';
 import { Empty, Json } from '../ui.tsx';
+
+/**
+ * One step's state, worked out and printed only while its row is open: a step works its state out when
+ * read (analyzer/state.ts), and printing every step's whole state would cost steps × state size.
+ */
+function StateAfter({ step, open: initially }: { step: StateStep; open: boolean }) {
+  const [open, setOpen] = useState(initially);
+  return (
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>State after</summary>
+      {open ? <Json value={step.state} label={`state after event ${step.event}`} /> : null}
+    </details>
+  );
+}
 
 export function StateView({ full, inp, onEvent }: { full: Full; inp: InputDetail; onEvent: (index: number) => void }) {
   const sent = inp.input.value;
@@ -22,10 +38,7 @@ export function StateView({ full, inp, onEvent }: { full: Full; inp: InputDetail
                 <li key={i} data-testid="state-step" data-event={s.event} data-failed={String(s.failed)} class={s.failed ? 'failed' : ''}>
                   <button type="button" class="link" onClick={() => onEvent(s.event)} aria-label={`Show event ${s.event} in the timeline`}>#{s.event} {v?.type ?? ''}</button>
                   {s.failed ? <strong class="sev-error"> ✖ patch failed: state kept as it was</strong> : null}
-                  <details open={i === full.states.length - 1}>
-                    <summary>State after</summary>
-                    <Json value={s.state} label={`state after event ${s.event}`} />
-                  </details>
+                  <StateAfter step={s} open={i === full.states.length - 1} />
                 </li>
               );
             })}
