@@ -126,7 +126,7 @@ export class ExchangeAnalyzer {
   /** Whether the exchange can still turn out pre-1.0 (report's era) with this event: nothing declared a version so far. */
   private mayBePre10(event: unknown): boolean {
     if (this.o.as !== undefined || this.input.declared !== null) return false;
-    return !(isObject(event) && event.protocolVersion !== undefined) && this.verifier.runs.every((r) => r.protocolVersion === null);
+    return !(isObject(event) && event.protocolVersion !== undefined) && !this.verifier.someRunDeclared;
   }
 
   /** The report as of now: final after `end()`, live before it. */
@@ -136,7 +136,7 @@ export class ExchangeAnalyzer {
     const producer = requested?.protocolVersion ?? null;
     const verdicts = this.verifier.negotiations;
     const negotiation: NegotiationVerdict = verdicts.at(-1) ?? 'undeclared';
-    const era: Era = this.input.declared === null && runs.every((r) => r.protocolVersion === null) ? 'pre-1.0' : '1.x';
+    const era: Era = this.input.declared === null && !this.verifier.someRunDeclared ? 'pre-1.0' : '1.x';
     const input = { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings };
     const findings: Finding[] = this.sink.list();
     const verdict = this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed';

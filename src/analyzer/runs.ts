@@ -150,6 +150,8 @@ export interface VerifierOptions {
 export class Verifier {
   readonly runs: RunReport[] = [];
   readonly negotiations: NegotiationVerdict[] = [];
+  /** Some run's RUN_STARTED declared a protocolVersion: kept as runs start, so no caller scans the runs per event. */
+  someRunDeclared = false;
   /** Each interrupted run's interrupts: id → expiresAt as given, for the next input's resume check. */
   readonly interrupts = new Map<RunReport, Map<string, unknown>>();
   private current: Run | null = null;
@@ -243,6 +245,7 @@ export class Verifier {
     const replayed = requestedId !== undefined && report.runId !== requestedId;
     report.negotiation = judgeProducer(replayed ? null : sink, this.o.consumerDeclared, this.o.version, ev.protocolVersion, index);
     this.negotiations.push(report.negotiation);
+    if (report.protocolVersion !== null) this.someRunDeclared = true;
     this.checkThread(ev, index);
     if (input && isObject(ev.input) && !replayed) this.compareEcho(ev.input, input, index);
   }

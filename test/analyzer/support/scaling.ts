@@ -129,6 +129,21 @@ export const FAMILIES: Family[] = [
     }),
   },
   {
+    // Nobody declares a version, so every event asks whether the exchange can still be pre-1.0.
+    name: 'runs: n pre-1.0 runs on one stream',
+    n: 5_000,
+    make: (n) => ({
+      input: { threadId: THREAD, runId: `run-${n - 1}`, messages: [], state: {} },
+      events: range(n).flatMap((i): Event[] => [
+        { type: 'RUN_STARTED', threadId: THREAD, runId: `run-${i}` },
+        { type: 'TEXT_MESSAGE_START', messageId: `msg-${i}`, role: 'assistant' },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: `msg-${i}`, delta: DELTA },
+        { type: 'TEXT_MESSAGE_END', messageId: `msg-${i}` },
+        { type: 'RUN_FINISHED', threadId: THREAD, runId: `run-${i}` },
+      ]),
+    }),
+  },
+  {
     name: 'open: n messages open at once',
     n: 10_000,
     make: (n) => run([
