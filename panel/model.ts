@@ -9,7 +9,8 @@ import type { Chunk } from '../src/formats/exchange.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputOf } from '../src/formats/detect.ts';
+import { runAgentInputIn } from '../src/formats/detect.ts';
+import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {
   id: string;
@@ -130,19 +131,16 @@ export function rowHintOf(x: PanelExchange): RowHint {
   const hit = hints.get(x);
   if (hit) return hit;
   const time = x.startedAt === null ? null : new Date(x.startedAt).toTimeString().slice(0, 8);
-  let input: Record<string, unknown> | null = null;
-  try {
-    input = x.requestBody === null ? null : runAgentInputOf(JSON.parse(x.requestBody));
-  } catch {
-    // Not JSON: the row says what else it can.
-  }
+  // A body that is not a RunAgentInput leaves the row with what else it can say.
+  const input = x.requestBody === null ? null : runAgentInputIn(x.requestBody);
   const thread = tail(input?.threadId);
   const run = tail(input?.runId);
-  const messages = Array.isArray(input?.messages) ? input.messages : [];
-  const last = [...messages].reverse().find((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && (m as Record<string, unknown>).role === 'user');
-  const text = typeof last?.content === 'string' ? last.content : Array.isArray(last?.content) ? last.content.map((p) => (typeof p === 'object' && p !== null && typeof (p as Record<string, unknown>).text === 'string' ? (p as Record<string, string>).text : '')).join(' ') : '';
-  const words = text.trim().split(/\s+/).slice(0, 6).join(' ');
-  const hint = { time, ids: thread || run ? `${thread ?? '—'}/${run ?? '—'}` : null, words: words ? `“${words}${text.trim().split(/\s+/).length > 6 ? '…' : ''}”` : null };
+  const users = (Array.isArray(input?.messages) ? input.messages : []).filter((m) => isObject(m) && m.role === 'user') as JsonObject[];
+  const content = users.at(-1)?.content;
+  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join(' ') : '';
+  const words = text.split(/\s+/).filter(Boolean);
+  const said = words.length === 0 ? null : `“${words.slice(0, 6).join(' ')}${words.length > 6 ? '…' : ''}”`;
+  const hint = { time, ids: thread || run ? `${thread ?? '—'}/${run ?? '—'}` : null, words: said };
   // The request never changes once captured, so one reading serves every render.
   if (x.requestBody !== null || x.outcome !== 'pending') hints.set(x, hint);
   return hint;

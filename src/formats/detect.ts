@@ -57,29 +57,27 @@ export function isBareRunAgentInput(v: unknown): v is JsonObject {
 }
 
 /** The RunAgentInput a parsed request body carries, bare or in a known envelope; null when it carries none. */
-export function runAgentInputOf(value: unknown): JsonObject | null {
+function runAgentInputOf(value: unknown): JsonObject | null {
   if (isBareRunAgentInput(value)) return value;
   const inner = envelopeOf(value)?.inner;
   return isBareRunAgentInput(inner) ? inner : null;
 }
 
-/** Whether a parsed request body is a RunAgentInput, bare or in a known envelope. */
-export function isRunAgentInputValue(value: unknown): boolean {
-  return runAgentInputOf(value) !== null;
-}
-
-/** The same for body text; the caller bounds its size. */
-export function isRunAgentInputText(text: string): boolean {
+/** The same for request body text, which may not be JSON at all; the caller bounds its size. */
+export function runAgentInputIn(text: string): JsonObject | null {
   // Cheap pre-check so that non-JSON bodies never reach JSON.parse.
   const first = /\S/.exec(text);
-  if (!first || first[0] !== '{') return false;
-  let value: unknown;
+  if (!first || first[0] !== '{') return null;
   try {
-    value = JSON.parse(text);
+    return runAgentInputOf(JSON.parse(text));
   } catch {
-    return false;
+    return null;
   }
-  return isRunAgentInputValue(value);
+}
+
+/** Whether request body text is a RunAgentInput, bare or in a known envelope. */
+export function isRunAgentInputText(text: string): boolean {
+  return runAgentInputIn(text) !== null;
 }
 
 /** Whether a decoded frame is an AG-UI event: an object whose `type` the schema names. */

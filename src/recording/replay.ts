@@ -10,7 +10,7 @@
  * a bug report sees at once why the app's request is not the one that was recorded.
  */
 import type { JsonObject } from '../json.ts';
-import { runAgentInputOf } from '../formats/detect.ts';
+import { runAgentInputIn } from '../formats/detect.ts';
 import type { CapturedExchange } from '../formats/exchange.ts';
 
 interface Entry {
@@ -40,14 +40,7 @@ export function pathOf(url: string | undefined): string {
   }
 }
 
-function inputOf(body: string | undefined): JsonObject | null {
-  if (body === undefined) return null;
-  try {
-    return runAgentInputOf(JSON.parse(body));
-  } catch {
-    return null;
-  }
-}
+const inputOf = (body: string | undefined): JsonObject | null => (body === undefined ? null : runAgentInputIn(body));
 
 const NO_THREAD = '\u0000no-thread';
 const threadOf = (input: JsonObject | null): string => (input && typeof input.threadId === 'string' ? input.threadId : NO_THREAD);
