@@ -18,9 +18,13 @@ interface Entry {
   exchange: CapturedExchange;
   path: string;
   input: JsonObject | null;
-  /** The recorded input's threadId; requests without one advance along a thread of their own per path. */
-  thread: string;
-  served: boolean;
+}
+
+/** One recorded thread at one path: its exchanges in order, how many are served, and whether an incoming thread took it. */
+interface Track {
+  entries: Entry[];
+  next: number;
+  taken: boolean;
 }
 
 export type ReplayMatch =
@@ -63,13 +67,25 @@ export function differences(path: string, input: JsonObject | null, e: { path: s
 
 export class ReplayPlan {
   private readonly entries: Entry[];
-  /** incoming threadId (per path) → the recorded thread it replays */
-  private readonly pairs = new Map<string, string>();
+  /**
+   * path → recorded threadId → its track, threads in the order the recording first sent them (requests
+   * without a threadId advance along a track of their own per path). Indexed so a request costs the
+   * threads at its path, not the whole recording.
+   */
+  private readonly tracks = new Map<string, Map<string, Track>>();
+  /** path and incoming threadId → the recorded track it replays */
+  private readonly pairs = new Map<string, Track>();
 
   constructor(exchanges: readonly CapturedExchange[]) {
     this.entries = exchanges.map((exchange, index) => {
-      const input = inputOf(exchange.requestBody);
-      return { index, exchange, path: pathOf(exchange.url), input, thread: threadOf(input), served: false };
+      const e = { index, exchange, path: pathOf(exchange.url), input: inputOf(exchange.requestBody) };
+      let threads = this.tracks.get(e.path);
+      if (!threads) this.tracks.set(e.path, (threads = new Map()));
+      const thread = threadOf(e.input);
+      let track = threads.get(thread);
+      if (!track) threads.set(thread, (track = { entries: [], next: 0, taken: false }));
+      track.entries.push(e);
+      return e;
     });
   }
 
@@ -82,28 +98,29 @@ export class ReplayPlan {
     const input = inputOf(body);
     const incoming = threadOf(input);
     const key = `${path}\u0000${incoming}`;
-    let thread = this.pairs.get(key);
-    if (thread === undefined) {
-      const taken = new Set([...this.pairs].filter(([k]) => k.startsWith(`${path}\u0000`)).map(([, t]) => t));
-      const open = (t: string) => !taken.has(t) && this.entries.some((e) => e.path === path && e.thread === t && !e.served);
+    const threads = this.tracks.get(path);
+    let track = this.pairs.get(key);
+    if (track === undefined && threads) {
+      const open = (t: Track | undefined) => t !== undefined && !t.taken && t.next < t.entries.length;
       // The recorded thread of the same id when there is one (a replay that reuses the recorded ids), else the first free.
-      thread = open(incoming) ? incoming : this.entries.find((e) => e.path === path && !e.served && open(e.thread))?.thread;
-      if (thread !== undefined) this.pairs.set(key, thread);
+      const same = threads.get(incoming);
+      track = open(same) ? same : [...threads.values()].find(open);
+      if (track) {
+        track.taken = true;
+        this.pairs.set(key, track);
+      }
     }
-    const next = thread === undefined ? undefined : this.entries.find((e) => e.path === path && e.thread === thread && !e.served);
-    if (next) {
-      next.served = true;
+    const next = track?.entries[track.next];
+    if (track && next) {
+      track.next++;
       return { ok: true, index: next.index, exchange: next.exchange, differences: differences(path, input, next) };
     }
-    const closest = this.closest(path, input);
-    const served = thread === undefined ? 0 : this.entries.filter((e) => e.path === path && e.thread === thread).length;
-    const message =
-      thread !== undefined
-        ? `the recording has no further exchange on this thread at ${path}: all ${served} were replayed`
-        : this.entries.some((e) => e.path === path)
-          ? `every recorded thread at ${path} is already being replayed by another thread`
-          : `the recording has no exchange at ${path}`;
-    return { ok: false, message, closest };
+    const message = track
+      ? `the recording has no further exchange on this thread at ${path}: all ${track.entries.length} were replayed`
+      : threads
+        ? `every recorded thread at ${path} is already being replayed by another thread`
+        : `the recording has no exchange at ${path}`;
+    return { ok: false, message, closest: this.closest(path, input) };
   }
 
   private closest(path: string, input: JsonObject | null): { index: number; url: string | null; differences: string[] } | null {
