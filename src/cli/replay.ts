@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { CapturedExchange } from '../formats/exchange.ts';
 import { FormatError, readExchanges } from '../formats/read.ts';
 import { pathOf, ReplayPlan, unmatchedBody } from '../recording/replay.ts';
+import { reason } from './files.ts';
 import { printable } from './printable.ts';
 import { REPLAY_USAGE } from './usage.ts';
 
@@ -136,7 +137,7 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { port: { type: 'string' }, host: { type: 'string' }, speed: { type: 'string' } } });
   } catch (e) {
-    io.err(`agui-inspector: ${e instanceof Error ? e.message : String(e)}\nUsage:\n${REPLAY_USAGE}\n`);
+    io.err(`agui-inspector: ${printable(e instanceof Error ? e.message : String(e))}\nUsage:\n${REPLAY_USAGE}\n`);
     return 2;
   }
   const [file, ...rest] = parsed.positionals;
@@ -150,7 +151,7 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   try {
     exchanges = readExchanges(readFileSync(file), file);
   } catch (e) {
-    io.err(`agui-inspector: ${printable(file)}: ${e instanceof FormatError ? printable(e.message) : `cannot read file: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(e)}`}\n`);
+    io.err(`agui-inspector: ${printable(file)}: ${printable(e instanceof FormatError ? e.message : `cannot read file: ${reason(e)}`)}\n`);
     return 2;
   }
   let server: ReplayServer;
@@ -158,7 +159,7 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
     // Request paths and recorded ids reach the terminal: escaped like every value the CLI prints.
     server = await startReplay(exchanges, { port, host: parsed.values.host, speed, log: (line) => io.out(printable(line) + '\n') });
   } catch (e) {
-    io.err(`agui-inspector: cannot listen on ${parsed.values.host ?? '127.0.0.1'}:${port}: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.err(`agui-inspector: ${printable(`cannot listen on ${parsed.values.host ?? '127.0.0.1'}:${port}: ${e instanceof Error ? e.message : String(e)}`)}\n`);
     return 2;
   }
   io.out(`Replaying ${exchanges.length} exchanges from ${printable(file)} on ${server.url} (speed ${speed}). Point the app's agent URL at ${server.url}<the recorded path>; Ctrl-C stops.\n`);
