@@ -30,8 +30,7 @@ function sessionFor(tabId: number, url = ''): Session {
   let s = sessions.get(tabId);
   if (!s) {
     s = new Session(tabId, url, false, limits);
-    s.unsaved.error = persist.failing?.error ?? null;
-    s.unsaved.since = persist.failing?.since ?? null;
+    learnHealth(s);
     sessions.set(tabId, s);
   }
   return s;
@@ -206,11 +205,16 @@ async function flush(): Promise<void> {
   panelTimer ??= setTimeout(notifyPanels, 0);
 }
 
+/** A session's stats say how storing goes, which only the worker knows. */
+function learnHealth(s: Session): void {
+  s.unsaved.error = persist.failing?.error ?? null;
+  s.unsaved.since = persist.failing?.since ?? null;
+}
+
 /** Every session, and so every panel, learns how storing goes. */
 function health(): void {
   for (const s of sessions.values()) {
-    s.unsaved.error = persist.failing?.error ?? null;
-    s.unsaved.since = persist.failing?.since ?? null;
+    learnHealth(s);
     toTell.add(s);
   }
   panelTimer ??= setTimeout(notifyPanels, 0);
