@@ -10,7 +10,7 @@ import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
 import { analyzeInput, type FieldStatus, type InputAnalysis } from '../src/analyzer/input.ts';
 import { FindingSink } from '../src/analyzer/sink.ts';
 import type { StateStep } from '../src/analyzer/state.ts';
-import type { ExchangeReport, NegotiationVerdict, RunReport } from '../src/analyzer/types.ts';
+import type { ExchangeReport, RunReport } from '../src/analyzer/types.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 import { byThePage } from '../src/messages.ts';
 import type { Finding } from '../src/rules/types.ts';
@@ -36,7 +36,6 @@ export interface RunRow {
   run: RunReport;
   started: JsonObject | null;
   finished: JsonObject | null;
-  negotiation: NegotiationVerdict;
 }
 
 export interface FieldRow {
@@ -137,7 +136,6 @@ export const runsOf = cached((x: PanelExchange): RunRow[] => {
       run,
       started,
       finished: at(run.finishedAt),
-      negotiation: run.negotiation,
     };
   });
 });

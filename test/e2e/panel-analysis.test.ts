@@ -74,7 +74,7 @@ test('protobuf frames rebuild to the same events; runs read only their boundary 
   assert.equal(rebuildChunks(x.events, PROTO).length, events.length);
   assert.deepEqual(fullOf(x).conversation.at(-1)?.content, 'ok');
   const [run] = runsOf(x);
-  assert.equal(run?.negotiation, 'producer-newer');
+  assert.equal(run?.run.negotiation, 'producer-newer');
   assert.equal(run?.finished?.runId, 'r2');
   assert.deepEqual(inputOf(x).fields.map((f) => [f.name, f.present]).filter(([, p]) => !p).map(([n]) => n), ['parentRunId', 'tools', 'context', 'forwardedProps', 'resume']);
 });
