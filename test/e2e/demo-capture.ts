@@ -5,7 +5,9 @@ import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { DemoRunResult } from '../../demo/page/main.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { readHar } from '../../src/formats/har.ts';
-import { sleep, type ExtensionBrowser } from './browsers.ts';
+import { startDemoAgent } from '../../demo/agent.ts';
+import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
+import { buildExtension, launchChromium, sleep, type ChromiumBrowser, type ExtensionBrowser } from './browsers.ts';
 import type { Recorded } from './recorder.ts';
 
 /** Runs a demo scenario in the page with fixed ids, so two runs send byte-identical requests. */
@@ -40,3 +42,30 @@ export function assertSameBytes(captured: CapturedExchange, recorded: Recorded):
   assert.ok(Buffer.from(bodyOf(captured)).equals(recorded.responseBody), `response bytes of ${recorded.path}`);
 }
 
+
+export interface DemoInDevTools {
+  page: PlaywrightPage;
+  panel: TargetSession;
+  devtools: TargetSession;
+  close(): Promise<void>;
+}
+
+/** The demo page in Chromium with the built extension, DevTools open on it showing the Inspector's panel. */
+export async function demoInDevTools(args: string[] = []): Promise<DemoInDevTools> {
+  const agent = await startDemoAgent({ port: 0, delayMs: 0 });
+  let b: ChromiumBrowser | undefined;
+  const close = async () => {
+    await b?.close();
+    await agent.close();
+  };
+  try {
+    b = await launchChromium({ extDir: await buildExtension('chrome'), args });
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/`);
+    const { panel, devtools } = await openInspectorPanel(b.context, agent.url, b.extensionId);
+    return { page, panel, devtools, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

@@ -7,9 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, launchChromium, until, type ChromiumBrowser } from './browsers.ts';
+import type { TargetSession } from '../../scripts/devtools.ts';
+import { until } from './browsers.ts';
+import { demoInDevTools, type DemoInDevTools } from './demo-capture.ts';
 
 interface Layout {
   width: number;
@@ -108,17 +108,14 @@ async function narrowTo(devtools: TargetSession, panel: TargetSession, width: nu
 
 for (const theme of ['light', 'dark'] as const) {
   describe(`panel docked narrow in the real DevTools window (${theme})`, () => {
-    let agent: DemoAgent;
-    let b: ChromiumBrowser;
+    let shown: DemoInDevTools | undefined;
     let panel: TargetSession;
     let devtools: TargetSession;
 
     before(async () => {
-      agent = await startDemoAgent({ port: 0, delayMs: 0 });
-      b = await launchChromium({ extDir: await buildExtension('chrome'), args: theme === 'dark' ? ['--force-dark-mode'] : [] });
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      ({ panel, devtools } = await openInspectorPanel(b.context, agent.url, b.extensionId));
+      shown = await demoInDevTools(theme === 'dark' ? ['--force-dark-mode'] : []);
+      const { page } = shown;
+      ({ panel, devtools } = shown);
       const scenarios = ['chat', 'misbehave-identity', 'misbehave-unknown', 'chat', 'chat'];
       for (const [i, s] of scenarios.entries()) {
         await page.evaluate(([name, n]) => window.demo.run(name, { threadId: `thread-${n}`, runId: `run-${n}`, delay: 1 }), [s, i] as const);
@@ -130,10 +127,7 @@ for (const theme of ['light', 'dark'] as const) {
         }, scenarios.length),
       );
     });
-    after(async () => {
-      await b?.close();
-      await agent?.close();
-    });
+    after(() => shown?.close());
 
     for (const width of [500, 400]) {
       test(`at ${width} px: menus inside, the list's key columns in view, rows told apart, tables readable`, async () => {

@@ -1,27 +1,19 @@
 /** The panel follows the DevTools theme: dark DevTools (the system preference, here forced) gives a dark panel. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
+import type { TargetSession } from '../../scripts/devtools.ts';
+import { demoInDevTools, type DemoInDevTools } from './demo-capture.ts';
 
 describe('panel in dark DevTools', () => {
-  let agent: DemoAgent;
-  let b: ChromiumBrowser;
+  let shown: DemoInDevTools | undefined;
   let panel: TargetSession;
   let devtools: TargetSession;
 
   before(async () => {
-    agent = await startDemoAgent({ port: 0, delayMs: 0 });
-    b = await launchChromium({ extDir: await buildExtension('chrome'), args: ['--force-dark-mode'] });
-    const page = await b.newPage();
-    await page.goto(`${agent.url}/`);
-    ({ panel, devtools } = await openInspectorPanel(b.context, agent.url, b.extensionId));
+    shown = await demoInDevTools(['--force-dark-mode']);
+    ({ panel, devtools } = shown);
   });
-  after(async () => {
-    await b?.close();
-    await agent?.close();
-  });
+  after(() => shown?.close());
 
   it('is dark when DevTools is', async () => {
     assert.ok(await devtools.eval(() => document.documentElement.classList.contains('theme-with-dark-background')), 'DevTools itself is dark');
