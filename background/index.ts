@@ -428,6 +428,8 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     return limits;
   },
   'agui-inspector/origins': () => syncOrigins(),
+  'agui-inspector/detail': (req) => sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
+  'agui-inspector/state-at': (req) => sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
 };
 
 async function answer<R extends Request>(req: R): Promise<Reply<R>> {

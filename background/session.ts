@@ -11,9 +11,7 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
-import { ThreadTracker } from '../src/analyzer/thread.ts';
-import type { ExchangeReport } from '../src/analyzer/types.ts';
+import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
 import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
 import {
   byThePage, eventView, noneUnsaved,
@@ -29,7 +27,8 @@ interface Exchange {
   view: ExchangeView;
   chunks: Chunk[];
   events: EventView[];
-  analyzer: ExchangeAnalyzer | null;
+  /** The analysis, with what the panel's views show of it. */
+  reading: ExchangeReading | null;
   /** Events not yet sent to subscribed panels. */
   fresh: EventView[];
   /** Changed since panels were last told. */
@@ -60,7 +59,7 @@ export const noDrops = (): DropCounts => ({ exchanges: 0, chunks: 0, bytes: 0, e
 export class Session {
   private exchanges: Exchange[] = [];
   private byKey = new Map<string, Exchange>();
-  private thread = new ThreadTracker();
+  private reader = new SessionReader();
   private events = 0;
   private bytes = 0;
   /** Applying the stored log: its drops were counted already, and everything in it was recorded. */
@@ -101,7 +100,7 @@ export class Session {
   reset(url: string): void {
     this.exchanges = [];
     this.byKey.clear();
-    this.thread = new ThreadTracker();
+    this.reader = new SessionReader();
     this.events = 0;
     this.bytes = 0;
     this.backlog = [];
@@ -227,7 +226,7 @@ export class Session {
           request: { contentType: msg.requestContentType, body, note },
           response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, analysisError: null,
         },
-        chunks: [], events: [], analyzer: null, fresh: [], changed: true,
+        chunks: [], events: [], reading: null, fresh: [], changed: true,
       };
       this.exchanges.push(x);
       this.byKey.set(key, x);
@@ -244,12 +243,11 @@ export class Session {
           redirected: msg.redirected, reconstructed: msg.reconstructed, receivedAt: msg.t,
         };
         this.analyse(x, () => {
-          x.analyzer = new ExchangeAnalyzer({
+          x.reading = this.reader.read({
             source: x.view.url,
             requestBody: x.view.request.body ?? undefined,
             contentType: msg.contentType ?? '',
             status: msg.status,
-            thread: this.thread,
             sentAt: x.view.startedAt,
             onEvent: (record) => {
               if (this.events >= this.limits.maxEvents) return this.drop('events');
@@ -258,6 +256,8 @@ export class Session {
               x.events.push(ev);
               x.fresh.push(ev);
             },
+            // The views' detail of a frame is kept with its event record, within the same cap.
+            keep: (index) => x.events.at(-1)?.index === index,
           });
         });
         return true;
@@ -282,7 +282,7 @@ export class Session {
         x.view.outcome = msg.outcome;
         x.view.error = msg.error;
         // A capped stream's end would read as truncation at the hole; its report stays as of the cap.
-        if (!x.view.capped) this.analyse(x, () => x.analyzer?.end(msg.t - x.view.startedAt, byThePage(msg.outcome)));
+        if (!x.view.capped) this.analyse(x, () => x.reading?.end(msg.t - x.view.startedAt, byThePage(msg.outcome)));
         return true;
     }
   }
@@ -299,13 +299,13 @@ export class Session {
       step();
     } catch (e) {
       x.view.analysisError = String(e).slice(0, 1024);
-      x.analyzer = null;
+      x.reading = null;
     }
   }
 
   /** `analyse` for a chunk, a frame per step. */
   private *analyseChunk(x: Exchange, bytes: Uint8Array, time: number): Generator<void, void> {
-    const steps = x.analyzer?.pushing(bytes, time);
+    const steps = x.reading?.pushing(bytes, time);
     if (!steps) return;
     for (;;) {
       let more = false;
@@ -318,9 +318,9 @@ export class Session {
   }
 
   private report(x: Exchange): ExchangeReport | null {
-    if (!x.analyzer) return null;
+    if (!x.reading) return null;
     try {
-      return x.analyzer.report();
+      return x.reading.report();
     } catch (e) {
       x.view.analysisError = String(e).slice(0, 1024);
       return null;
@@ -330,6 +330,31 @@ export class Session {
   private viewOf(x: Exchange): ExchangeView {
     x.view.report = this.report(x);
     return { ...x.view };
+  }
+
+  /** One part of an exchange's detail; null for an exchange not held or whose analysis failed. */
+  detail<K extends DetailPart>(id: string, part: K): ExchangeDetail[K] | null {
+    const x = this.byKey.get(id);
+    if (!x?.reading) return null;
+    const report = this.report(x);
+    if (!report) return null;
+    try {
+      return x.reading.part(part, report);
+    } catch (e) {
+      x.view.analysisError = String(e).slice(0, 1024);
+      return null;
+    }
+  }
+
+  stateAt(id: string, step: number): { state: unknown } | null {
+    const reading = this.byKey.get(id)?.reading;
+    if (!reading) return null;
+    try {
+      const state = reading.stateAt(step);
+      return state === undefined ? null : { state };
+    } catch {
+      return null;
+    }
   }
 
   stats(): SessionStats {

@@ -3,7 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { OriginControl } from './origin.tsx';
 import { LIMITS, type SessionStats } from '../src/messages.ts';
 import type { Finding } from '../src/rules/types.ts';
-import { fullOf, inputOf, pendingInterruptsFor, reportOf, runsOf } from './analysis.ts';
+import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/types.ts';
+import { useDetail } from './detail.ts';
 import {
   durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
@@ -281,8 +282,6 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
     requestAnimationFrame(() => tabs.current?.querySelector<HTMLElement>(`#tab-${next.id}`)?.focus());
   };
 
-  const pending = useMemo(() => (x && view === 'input' ? pendingInterruptsFor(state.exchanges, x) : null), [x, x?.rev, view, state.exchanges]);
-
   return (
     <div
       class={`app${dragging ? ' dragging' : ''}`} data-testid="import-drop"
@@ -322,7 +321,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
             <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
-            <View x={x} view={view} pending={pending} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} pick={pick} />
+            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} pick={pick} />
           </div>
         </main>
       ) : null}
@@ -331,9 +330,9 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
 }
 
 interface ViewProps {
+  source: SessionSource;
   x: PanelExchange;
   view: ViewId;
-  pending: ReturnType<typeof pendingInterruptsFor>;
   focusField: string | null;
   filter: TimelineFilter;
   setFilter: (f: TimelineFilter) => void;
@@ -343,22 +342,68 @@ interface ViewProps {
   pick: (f: Finding) => void;
 }
 
-function View({ x, view, pending, focusField, filter, setFilter, event, setEvent, goEvent, pick }: ViewProps) {
-  const report = reportOf(x);
+/**
+ * Why a view has nothing to show yet: no report (still waiting, or the analysis failed), or its detail
+ * not yet answered. A view waiting for its answer is `aria-busy` (tests wait for it too).
+ */
+function NotYet({ x, asked }: { x: PanelExchange; asked: boolean }) {
+  if (x.analysisError !== null) return <Empty>The analysis of this exchange failed: {x.analysisError}</Empty>;
+  if (!x.report) return <Empty>{x.outcome === 'pending' ? 'Waiting for the response…' : 'This exchange was not analysed.'}</Empty>;
+  return asked ? <p class="muted" aria-busy="true">Reading…</p> : <Empty>Not available.</Empty>;
+}
+
+/** Each view shows the parts of the source's detail it needs, asked for while it is on screen. */
+function View(p: ViewProps) {
+  const { source, x, view } = p;
+  const needs = view === 'timeline' && p.filter.expand ? [...NEEDS.timeline, 'expanded' as const] : NEEDS[view];
+  // As many questions as any view asks, so the hooks are the same on every render.
+  const answers = [useDetail(source, x, needs[0] ?? null), useDetail(source, x, needs[1] ?? null), useDetail(source, x, needs[2] ?? null)];
+  const d: Partial<ExchangeDetail> = {};
+  needs.forEach((k, i) => Object.assign(d, { [k]: answers[i] }));
+  const stripped = useMemo(() => (d.stripped ? byEvent(d.stripped) : null), [d.stripped]);
+  const expanded = useMemo(() => (d.expanded ? new Map(d.expanded) : null), [d.expanded]);
+  const report = x.report;
+  if (!report || answers.some((a) => a === null)) return <NotYet x={x} asked={false} />;
+  if (needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {
     case 'input':
-      return <InputView inp={inputOf(x)} pending={pending} focusField={focusField} />;
+      return <InputView inp={d.input!} focusField={p.focusField} />;
     case 'negotiation':
-      return <NegotiationView report={report} inp={inputOf(x)} runs={runsOf(x)} />;
+      return <NegotiationView report={report} inp={d.input!} runs={d.runs!} />;
     case 'stripped':
-      return <StrippedView full={fullOf(x)} version={report.consumerVersion} onEvent={goEvent} />;
+      return <StrippedView stripped={d.stripped!} version={report.consumerVersion} onEvent={p.goEvent} />;
     case 'identity':
-      return <IdentityView inp={inputOf(x)} runs={runsOf(x)} />;
+      return <IdentityView inp={d.input!} runs={d.runs!} />;
     case 'timeline':
-      return <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={filter} onFilter={setFilter} selected={event} onSelect={setEvent} detail={() => fullOf(x)} />;
+      return (
+        <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={p.filter} onFilter={p.setFilter} selected={p.event} onSelect={p.setEvent}
+          stripped={stripped!} expanded={expanded} />
+      );
     case 'findings':
-      return <FindingsView report={report} onPick={pick} />;
+      return <FindingsView report={report} onPick={p.pick} />;
     case 'state':
-      return <StateView full={fullOf(x)} inp={inputOf(x)} onEvent={goEvent} />;
+      return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
   }
+}
+
+/** The detail parts each view reads (the timeline asks for expansions too, while it shows them); three at most. */
+const NEEDS: Record<ViewId, DetailPart[]> = {
+  input: ['input'],
+  negotiation: ['input', 'runs'],
+  stripped: ['stripped'],
+  identity: ['input', 'runs'],
+  timeline: ['stripped'],
+  findings: [],
+  state: ['input', 'states', 'conversation'],
+};
+
+function byEvent(stripped: StrippedMember[]): Map<number, StrippedMember[]> {
+  const out = new Map<number, StrippedMember[]>();
+  for (const s of stripped) {
+    if (s.at === 'input') continue;
+    const list = out.get(s.at);
+    if (list) list.push(s);
+    else out.set(s.at, [s]);
+  }
+  return out;
 }

@@ -3,9 +3,7 @@
  * `import-worker.ts`, off the panel's thread: a 100 MB recording takes seconds to parse and analyse,
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
-import { ExchangeAnalyzer } from '../src/analyzer/exchange.ts';
-import { ThreadTracker } from '../src/analyzer/thread.ts';
-import type { ExchangeReport } from '../src/analyzer/types.ts';
+import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
 import { bodyOf, type CapturedExchange, type Chunk } from '../src/formats/exchange.ts';
 import { toCurl } from '../src/formats/curl.ts';
 import { toFixture } from '../src/formats/fixture.ts';
@@ -44,12 +42,17 @@ export type ExchangeSet = { har: string; count: number } | { exchanges: Captured
 
 export type JobRequest =
   | { type: 'import'; file: Blob; name: string }
+  /** Asked of an import's worker once its file is read: one part of exchange `index`'s detail. */
+  | { type: 'detail'; ask: number; index: number; part: DetailPart }
+  | { type: 'state-at'; ask: number; index: number; step: number }
   /** `name` is the file's: the exchanges are named as its entries. */
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[]; name: string }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
 export type JobReply =
   | ImportMessage
+  /** What question `ask` was answered with: a detail part, or `{ state }`; null when there is none. */
+  | { type: 'answer'; ask: number; value: unknown }
   | { type: 'exported'; blob: Blob; exchanges: number }
   | { type: 'copied'; text: string };
 
@@ -61,10 +64,11 @@ const READ_SHARE = 20;
 const PARSE_SHARE = 5;
 
 /**
- * Reads a recording and analyses it as the worker analyses a tab: in order, with one thread tracker so
+ * Reads a recording and analyses it as the worker analyses a tab: in order, with one session reader so
  * resume coverage spans exchanges. `post` receives each message with the buffers it may transfer.
+ * Resolves to each exchange's reading (null where analysis failed), which answers the views' questions.
  */
-export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void): Promise<void> {
+export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void): Promise<(ExchangeReading | null)[]> {
   const totalBytes = file.size;
   const progress: ImportProgress = { phase: 'reading', percent: 0, bytesRead: 0, totalBytes, exchangesAnalysed: 0, totalExchanges: 0 };
   let lastPost = 0;
@@ -100,53 +104,65 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   for (const x of exchanges) for (const c of x.chunks) totalBody += c.bytes.length;
   let analysed = 0;
   const analysing = (): number => READ_SHARE + PARSE_SHARE + Math.floor(((100 - READ_SHARE - PARSE_SHARE) * analysed) / Math.max(1, totalBody));
-  const thread = new ThreadTracker();
+  const session = new SessionReader();
+  const readings: (ExchangeReading | null)[] = [];
   for (const [index, x] of exchanges.entries()) {
     const { chunks: _held, ...meta } = x;
     const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
     let events: EventView[] = [];
-    let analyzer: ExchangeAnalyzer | null = null;
+    let reading: ExchangeReading | null = null;
     let analysisError: string | null = null;
     try {
-      analyzer = new ExchangeAnalyzer({
+      reading = session.read({
         source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status,
-        thread, sentAt: Number.isNaN(started) ? undefined : started,
+        sentAt: Number.isNaN(started) ? undefined : started,
         onEvent: (r) => void events.push(eventView(r)),
       });
     } catch (e) {
       analysisError = String(e);
     }
-    post({ type: 'exchange', index, meta, report: analyzer?.report() ?? null });
+    post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
     const flush = (force: boolean): void => {
-      if (!analyzer || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
-      post({ type: 'events', index, report: analyzer.report(), ...packEvents(events) });
+      if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
+      post({ type: 'events', index, report: reading.report(), ...packEvents(events) });
       events = [];
       progress.percent = analysing();
       report(true);
     };
-    if (analyzer) {
+    if (reading) {
       try {
         for (const c of x.chunks) {
           for (let at = 0; at < c.bytes.length; at += SLICE_BYTES) {
             const slice = c.bytes.subarray(at, at + SLICE_BYTES);
-            analyzer.push(slice, c.time);
+            reading.push(slice, c.time);
             analysed += slice.length;
             flush(false);
           }
         }
-        analyzer.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
+        reading.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
       } catch (e) {
         analysisError = String(e);
       }
       flush(true);
     }
+    readings.push(analysisError === null ? reading : null);
     const own = ownChunks(x.chunks);
-    post({ type: 'end', index, chunks: own.chunks, report: analyzer?.report() ?? null, analysisError }, [own.buffer]);
+    post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, analysisError }, [own.buffer]);
     progress.exchangesAnalysed = index + 1;
     progress.percent = analysing();
     report(index === exchanges.length - 1);
   }
   post({ type: 'done' });
+  return readings;
+}
+
+/** An answer to a view's question about an imported exchange, as the worker's `detail` and `state-at` answer for a tab. */
+export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' }>): unknown {
+  const reading = readings[q.index];
+  if (!reading) return null;
+  if (q.type === 'detail') return reading.part(q.part);
+  const state = reading.stateAt(q.step);
+  return state === undefined ? null : { state };
 }
 
 /** Analysed between checks for a batch to post, so a single large chunk still reports progress. */

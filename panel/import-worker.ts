@@ -1,9 +1,12 @@
 /**
  * The panel's module worker: reads, analyses and writes session files (panel/files.ts) so the panel's
  * own thread only receives results. One job per worker; the panel terminates it when the job is over.
+ * An import's worker lives as long as its file is shown: it holds the file's analysis and answers the
+ * views' questions about it, as the extension's worker does for a tab.
  */
+import type { ExchangeReading } from '../src/detail/index.ts';
 import { FormatError } from '../src/formats/read.ts';
-import { copyText, exportBlob, importFile, type JobReply, type JobRequest } from './files.ts';
+import { answerOf, copyText, exportBlob, importFile, type JobReply, type JobRequest } from './files.ts';
 
 const scope = self as unknown as {
   onmessage: ((e: MessageEvent<JobRequest>) => void) | null;
@@ -15,12 +18,28 @@ function failed(e: unknown): JobReply {
   return { type: 'failed', message: e instanceof FormatError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
 }
 
+let readings: readonly (ExchangeReading | null)[] = [];
+
 scope.onmessage = (e) => {
   const job = e.data;
   switch (job.type) {
     case 'import':
-      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer)).catch((err: unknown) => scope.postMessage(failed(err)));
+      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer)).then(
+        (r) => void (readings = r),
+        (err: unknown) => scope.postMessage(failed(err)),
+      );
       return;
+    case 'detail':
+    case 'state-at': {
+      let value: unknown = null;
+      try {
+        value = answerOf(readings, job);
+      } catch {
+        // An analysis that fails on a question has no answer to give; the view says so.
+      }
+      scope.postMessage({ type: 'answer', ask: job.ask, value });
+      return;
+    }
     case 'export':
       try {
         scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact, job.name) });

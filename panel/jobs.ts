@@ -1,13 +1,25 @@
 /**
- * The panel's side of `import-worker.ts`: one worker per job, ended with it. One more is kept started
- * and idle, because loading the worker's code is most of the wait before a dropped file's first rows.
+ * The panel's side of `import-worker.ts`: one worker per job, ended with it (an import's, when its file
+ * is no longer shown). One more is kept started and idle, because loading the worker's code is most of
+ * the wait before a dropped file's first rows.
  */
+import type { DetailPart } from '../src/detail/types.ts';
 import type { RedactionGroup } from '../src/recording/groups.ts';
 import type { ExchangeSet, ImportMessage, JobReply, JobRequest } from './files.ts';
 
 export interface Job {
   /** Ends the job and its worker; no message is delivered after it. */
   cancel(): void;
+}
+
+/** A question about one exchange of an imported file. */
+export type Question =
+  | { type: 'detail'; index: number; part: DetailPart }
+  | { type: 'state-at'; index: number; step: number };
+
+export interface ImportJob extends Job {
+  /** What the import's worker answers, once the file is read; null when it has no answer (or the job ended). */
+  ask(q: Question): Promise<unknown>;
 }
 
 // This exact form is what vite recognises and bundles as a module worker of the extension.
@@ -29,7 +41,7 @@ export function prepareWorker(): void {
   });
 }
 
-function start(request: JobRequest, onReply: (m: JobReply) => boolean): Job {
+function start(request: JobRequest, onReply: (m: JobReply) => boolean): Job & { worker: Worker } {
   const worker = spare ?? spawn();
   spare = null;
   let over = false;
@@ -48,16 +60,40 @@ function start(request: JobRequest, onReply: (m: JobReply) => boolean): Job {
     end();
   };
   worker.postMessage(request);
-  return { cancel: end };
+  return {
+    worker,
+    cancel: () => {
+      if (!over) end();
+    },
+  };
 }
 
-/** Streams an import's messages to `onMessage` until `done` or `failed`. */
-export function startImport(file: Blob, name: string, onMessage: (m: ImportMessage) => void): Job {
-  return start({ type: 'import', file, name }, (m) => {
+/** Streams an import's messages to `onMessage` until `done` or `failed`; the worker then answers questions until cancelled. */
+export function startImport(file: Blob, name: string, onMessage: (m: ImportMessage) => void): ImportJob {
+  const waiting = new Map<number, (value: unknown) => void>();
+  let asked = 0;
+  const job = start({ type: 'import', file, name }, (m) => {
+    if (m.type === 'answer') {
+      waiting.get(m.ask)?.(m.value);
+      waiting.delete(m.ask);
+      return false;
+    }
     if (m.type === 'exported' || m.type === 'copied') return false;
     onMessage(m);
-    return m.type === 'done' || m.type === 'failed';
+    return m.type === 'failed';
   });
+  return {
+    cancel: () => {
+      job.cancel();
+      for (const resolve of waiting.values()) resolve(null);
+      waiting.clear();
+    },
+    ask: (q) => new Promise((resolve) => {
+      const ask = ++asked;
+      waiting.set(ask, resolve);
+      job.worker.postMessage({ ...q, ask } satisfies JobRequest);
+    }),
+  };
 }
 
 function once<T>(request: JobRequest, pick: (m: JobReply) => T | undefined): Promise<T> {

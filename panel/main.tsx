@@ -39,6 +39,8 @@ const idle: SessionSource = {
     l({ status: 'no-tab', label: '', exchanges: [], stats: null, preserve: false, recording: false, progress: null, error: null });
     return () => undefined;
   },
+  detail: () => Promise.resolve(null),
+  stateAt: () => Promise.resolve(null),
   close() {},
 };
 

@@ -4,7 +4,7 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { ExchangeReport } from '../src/analyzer/types.ts';
+import type { DetailPart, ExchangeDetail, ExchangeReport } from '../src/detail/types.ts';
 import type { Chunk } from '../src/formats/exchange.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
@@ -63,6 +63,10 @@ export interface SessionSource {
   setPreserve?(on: boolean): Promise<void>;
   /** The exact captured bytes of these exchanges, in session order, for export and copy. */
   captured?(ids: string[]): Promise<ExchangeSet>;
+  /** One part of an exchange's detail, from whoever analysed it; null when it has none. */
+  detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null>;
+  /** The state after the exchange's state step `step`; null when there is none. */
+  stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null>;
   close(): void;
 }
 

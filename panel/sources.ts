@@ -3,6 +3,7 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
+import type { DetailPart, ExchangeDetail } from '../src/detail/types.ts';
 import type { CapturedExchange } from '../src/formats/exchange.ts';
 import {
   PANEL_PORT, noneUnsaved,
@@ -10,7 +11,7 @@ import {
 } from '../src/messages.ts';
 import type { ExchangeMeta, ExchangeSet, ImportMessage } from './files.ts';
 import { unpackEvents } from './transfer.ts';
-import { startImport, type Job } from './jobs.ts';
+import { startImport, type ImportJob } from './jobs.ts';
 import type { PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
@@ -170,6 +171,15 @@ export class LiveSource implements SessionSource {
     return { har, count: exchangeIds.length };
   }
 
+  detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null> {
+    // The worker answers the part asked for; the map types the union of parts.
+    return request({ type: 'agui-inspector/detail', tabId: this.tabId, exchangeId: x.id, part }) as Promise<ExchangeDetail[K] | null>;
+  }
+
+  stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null> {
+    return request({ type: 'agui-inspector/state-at', tabId: this.tabId, exchangeId: x.id, step });
+  }
+
   close(): void {
     this.closed = true;
     this.port?.disconnect();
@@ -193,7 +203,7 @@ export class FileSource implements SessionSource {
   private readonly metas: ExchangeMeta[] = [];
   private state: Omit<SessionState, 'exchanges'>;
   private readonly emitter = new Emitter(() => ({ ...this.state, exchanges: this.order.slice() }));
-  private readonly job: Job;
+  private readonly job: ImportJob;
   /** Resolves once every exchange is analysed; rejects with the reason a file could not be read. */
   readonly done: Promise<void>;
 
@@ -268,6 +278,14 @@ export class FileSource implements SessionSource {
       if (wanted.has(x.id) && x.chunks) exchanges.push({ ...this.metas[i]!, chunks: x.chunks });
     });
     return Promise.resolve({ exchanges });
+  }
+
+  detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null> {
+    return this.job.ask({ type: 'detail', index: this.order.indexOf(x), part }) as Promise<ExchangeDetail[K] | null>;
+  }
+
+  stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null> {
+    return this.job.ask({ type: 'state-at', index: this.order.indexOf(x), step }) as Promise<{ state: unknown } | null>;
   }
 
   close(): void {

@@ -55,6 +55,8 @@ async function main(): Promise<void> {
         await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
+        // The view shows once the worker answered for its detail.
+        await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
         await sleep(100);
         const file = join(OUT, `${shot.name ?? shot.view}-${theme}.png`);
         await panel.screenshot({ path: file });

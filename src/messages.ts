@@ -19,6 +19,7 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail } from './detail/types.ts';
 import { fromBase64, toBase64 } from './base64.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -254,6 +255,10 @@ export interface RequestMap {
   'agui-inspector/limits': { carries: { set?: Partial<Limits> }; answers: Limits };
   /** Origins the user enabled beyond localhost; call after `permissions.request` so the scripts follow at once. */
   'agui-inspector/origins': { carries: Record<never, never>; answers: string[] };
+  /** One part of an exchange's detail as the worker's analysis holds it now; null for an unknown or unanalysed exchange. */
+  'agui-inspector/detail': { carries: { tabId: number; exchangeId: string; part: DetailPart }; answers: ExchangeDetail[DetailPart] | null };
+  /** The state after the exchange's state step `step` (an index into its `states` part); null when there is none. */
+  'agui-inspector/state-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { state: unknown } | null };
 }
 
 export type RequestType = keyof RequestMap;
@@ -391,6 +396,11 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     check: (x) => optional(x, 'set', (v) => isRec(v) && Object.keys(v).every((k) => k === 'maxEvents' || k === 'maxBytes') && Object.values(v).every((n) => n === undefined || int(n))),
   },
   'agui-inspector/origins': { members: ['type'], check: () => true },
+  'agui-inspector/detail': {
+    members: ['type', 'tabId', 'exchangeId', 'part'],
+    check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && (DETAIL_PARTS as readonly unknown[]).includes(x.part),
+  },
+  'agui-inspector/state-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
 };
 
 /** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */

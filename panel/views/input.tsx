@@ -1,7 +1,7 @@
 /** Input: every RunAgentInput field in the spec's order, with what the spec obliges and how this input fares. */
 import type { Finding } from '../../src/rules/types.ts';
 import { isObject } from '../../src/json.ts';
-import type { FieldRow, InputDetail, PendingInterrupt } from '../analysis.ts';
+import type { FieldRow, InputDetail, PendingInterrupt } from '../../src/detail/types.ts';
 import { Empty, EraBadge, FindingLine, Json, presentFindings, Severity, SpecLink } from '../ui.tsx';
 import { Content } from './content.tsx';
 
@@ -92,8 +92,8 @@ function obligations(findings: readonly Finding[]): string {
   return parts.length === 0 ? '' : `; ${parts.join(' and ')} below`;
 }
 
-export function InputView({ inp, pending, focusField }: { inp: InputDetail; pending: PendingInterrupt[] | null; focusField: string | null }) {
-  const { input, fields } = inp;
+export function InputView({ inp, focusField }: { inp: InputDetail; focusField: string | null }) {
+  const { input, fields, pending } = inp;
   if (!input.present) return <Empty>The request body was not captured, so there is no input to judge.</Empty>;
   if (!input.value) {
     return (

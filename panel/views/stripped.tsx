@@ -1,10 +1,9 @@
 /** Stripped members: every path a consumer of the judged version removes, in the input and in each event, with the value lost. */
-import type { Full } from '../analysis.ts';
+import type { StrippedMember } from '../../src/detail/types.ts';
 import type { ProtocolVersion } from '../../src/rules/types.ts';
 import { Empty, json } from '../ui.tsx';
 
-export function StrippedView({ full, version, onEvent }: { full: Full; version: ProtocolVersion; onEvent: (index: number) => void }) {
-  const { stripped } = full;
+export function StrippedView({ stripped, version, onEvent }: { stripped: StrippedMember[]; version: ProtocolVersion; onEvent: (index: number) => void }) {
   if (stripped.length === 0) return <Empty>Nothing is stripped: a {version} consumer keeps every member of the input and of every event.</Empty>;
   return (
     <section>

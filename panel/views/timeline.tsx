@@ -6,12 +6,10 @@
  */
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Ev } from '../../src/analyzer/event.ts';
 import { fromBase64 } from '../../src/base64.ts';
+import type { Ev, StrippedMember } from '../../src/detail/types.ts';
 import type { EventView } from '../../src/messages.ts';
 import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../src/rules/types.ts';
-import { enforce } from '../../src/schema/enforce.ts';
-import type { Full } from '../analysis.ts';
 import { decodeFrame } from '../frames.ts';
 import { formatBytes, type PanelExchange } from '../model.ts';
 import { Empty, FindingLine, json } from '../ui.tsx';
@@ -85,16 +83,16 @@ function rawText(e: EventView): string {
   return `${bytes.length} bytes (protobuf message, without its 4-byte length prefix)\n${hex}${bytes.length > 4096 ? ' …' : ''}`;
 }
 
-function EventDetail({ e, version, findings }: { e: EventView; version: ProtocolVersion; findings: Finding[] }) {
+function EventDetail({ e, version, findings, stripped }: { e: EventView; version: ProtocolVersion; findings: Finding[]; stripped: StrippedMember[] }) {
   const { value, error } = useMemo(() => decodeFrame(e), [e]);
-  const enforcement = useMemo(() => (value === undefined ? null : enforce.event(value, version)), [value, version]);
-  const strips = enforcement?.verdict === 'ok' || enforcement?.verdict === 'fatal' ? enforcement.stripped : [];
+  const dropped = stripped.some((s) => s.whole);
+  const strips = stripped.filter((s) => !s.whole);
   return (
     <section class="event-detail" aria-label={`Event ${e.index}`} data-testid="event-detail" data-index={e.index}>
       <h3>#{e.index} {e.type}</h3>
       <p class="muted">+{e.time.toFixed(1)} ms · byte {e.offset} · {formatBytes(e.size)} on the wire</p>
       {findings.length > 0 ? <ul class="findings-inline">{findings.map((f, i) => <FindingLine key={i} f={f} />)}</ul> : null}
-      {enforcement?.verdict === 'dropped' ? <p class="sev-warning">A {version} consumer drops this event whole.</p> : null}
+      {dropped ? <p class="sev-warning">A {version} consumer drops this event whole.</p> : null}
       {strips.length > 0 ? (
         <ul class="strips">{strips.map((s) => <li key={s.path}>stripped <code>{s.path}</code>: <code>{JSON.stringify(s.removed)}</code></li>)}</ul>
       ) : null}
@@ -114,16 +112,17 @@ export interface TimelineProps {
   onFilter: (f: TimelineFilter) => void;
   selected: number | null;
   onSelect: (index: number) => void;
-  /** The full analysis, computed on demand (chunk expansion needs it). */
-  detail: () => Full;
+  /** What chunk expansion rewrote, by frame: asked for only while the filter shows expansions. */
+  expanded: Map<number, Ev[]> | null;
+  /** What a consumer strips, by frame. */
+  stripped: Map<number, StrippedMember[]>;
 }
 
-export function TimelineView({ x, findings, version, filter, onFilter, selected, onSelect, detail }: TimelineProps) {
+export function TimelineView({ x, findings, version, filter, onFilter, selected, onSelect, expanded, stripped }: TimelineProps) {
   const events = x.events;
   const byEvent = useMemo(() => findingsByEvent(findings), [findings]);
   const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events, events.length]);
   const categories = useMemo(() => [...new Set(findings.filter((f) => f.event !== null).map((f) => f.category))].sort(), [findings]);
-  const expanded = filter.expand ? detail().expanded : null;
   const rows = useMemo(() => filterRows(events, byEvent, filter, expanded), [events, events.length, x.rev, byEvent, filter, expanded]);
 
   const list = useRef<HTMLDivElement>(null);
@@ -245,7 +244,7 @@ export function TimelineView({ x, findings, version, filter, onFilter, selected,
         </div>
         {rows.length === 0 ? <Empty>{events.length === 0 ? 'No events yet.' : 'No event matches the filter.'}</Empty> : null}
       </div>
-      {sel ? <EventDetail e={sel} version={version} findings={byEvent.get(sel.index) ?? []} /> : <p class="muted event-detail">Select an event to see its decoded JSON and raw frame.</p>}
+      {sel ? <EventDetail e={sel} version={version} findings={byEvent.get(sel.index) ?? []} stripped={stripped.get(sel.index) ?? []} /> : <p class="muted event-detail">Select an event to see its decoded JSON and raw frame.</p>}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { isObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
+import type { Enforcement } from '../schema/types.ts';
 import { enforcementFindings, SCHEMA_RULES } from '../schema/rules.ts';
 import { createDecoder } from '../wire/index.ts';
 import { TRANSPORT_RULES } from '../wire/rules.ts';
@@ -13,7 +14,7 @@ import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
 import { Verifier } from './runs.ts';
 import type { ThreadTracker } from './thread.ts';
-import type { EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict } from './types.ts';
+import type { EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict, PendingInterrupt } from './types.ts';
 import { HTTP_RULES } from './http.ts';
 
 export interface ExchangeAnalyzerOptions extends ExchangeOptions {
@@ -24,6 +25,10 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** When the request was sent (ms since epoch): interrupt expiry is judged against it. */
   sentAt?: number;
   onState?: (step: StateStep) => void;
+  /** Each decoded frame's enforcement, the one its findings come from, with the value as received. */
+  onEnforced?: (index: number, enforcement: Enforcement, received: unknown) => void;
+  /** Each event the consumer handles, after chunk expansion (Verifier's `onEmit`). */
+  onEmit?: (ev: Ev, index: number, own: boolean) => void;
 }
 
 /** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
@@ -37,6 +42,8 @@ const SLICE = 64 * 1024;
 export class ExchangeAnalyzer {
   readonly input: InputAnalysis;
   readonly version: ProtocolVersion;
+  /** What the input's resume list answers, as its thread stood when the input was judged (ThreadTracker.pendingOf). */
+  readonly pending: PendingInterrupt[] | null;
   private readonly sink: FindingSink;
   private readonly decoder;
   private readonly verifier: Verifier;
@@ -48,6 +55,8 @@ export class ExchangeAnalyzer {
     const thread = o.thread;
     this.input = analyzeInput(o.requestBody, o.as, thread && ((sink, input) => thread.checkInput(sink, input, o.sentAt ?? Date.now())));
     this.version = this.input.version;
+    const threadId = this.input.value?.threadId;
+    this.pending = thread && typeof threadId === 'string' ? thread.pendingOf(threadId) : null;
     this.sink = new FindingSink(this.version);
     this.decoder = createDecoder(o.contentType);
     this.verifier = new Verifier({
@@ -57,6 +66,7 @@ export class ExchangeAnalyzer {
       effectiveInput: this.input.effective,
       consumerDeclared: consumerDeclaration(this.input.value),
       onState: o.onState,
+      onEmit: o.onEmit,
     });
     this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);
     if (this.rejected) {
@@ -119,6 +129,7 @@ export class ExchangeAnalyzer {
       }
     }
     // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
+    this.o.onEnforced?.(index!, result, item.value);
     const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
     if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
   }

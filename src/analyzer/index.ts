@@ -8,6 +8,7 @@ import type { ExchangeReport } from './types.ts';
 export { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
 export { ThreadTracker } from './thread.ts';
 export type { InputAnalysis, InputField } from './input.ts';
+export type { Ev } from './event.ts';
 export type { StateStep } from './state.ts';
 export { PRE_1_0_READINGS, type Era } from './era.ts';
 export type * from './types.ts';

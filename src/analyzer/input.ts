@@ -2,6 +2,7 @@ import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules, type Finding, type ProtocolVersion } from '../rules/types.ts';
 import { enforce } from '../schema/enforce.ts';
 import { enforcementFindings } from '../schema/rules.ts';
+import type { Enforcement } from '../schema/types.ts';
 import { envelopeOf, isBareRunAgentInput } from '../formats/detect.ts';
 import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
@@ -74,13 +75,10 @@ export const INPUT_RULES = defineRules({
   },
 });
 
-export type FieldStatus = 'fine' | 'warning' | 'error';
-
 /** One RunAgentInput field as the panel's Input view shows it. */
 export interface InputField {
   name: string;
   present: boolean;
-  status: FieldStatus;
   /** What the spec obliges, and what absence or emptiness means. */
   note: string;
   spec: string;
@@ -92,6 +90,8 @@ export interface InputAnalysis {
   value: JsonObject | null;
   /** What a producer of the judged version would act on, after stripping. */
   effective: JsonObject | null;
+  /** The schema's reading of it, with what it strips; null when the body is no JSON object. */
+  enforcement: Enforcement | null;
   verdict: 'valid' | 'invalid';
   findings: Finding[];
   fields: InputField[];
@@ -126,7 +126,7 @@ export type InputCheck = (sink: FindingSink, input: JsonObject) => void;
 export function analyzeInput(body: string | undefined, as?: ProtocolVersion, further?: InputCheck): InputAnalysis {
   if (body === undefined) {
     const version = as ?? '1.0';
-    return { present: false, value: null, effective: null, verdict: 'valid', findings: [], fields: [], declared: null, version, fatalRules: new Set() };
+    return { present: false, value: null, effective: null, enforcement: null, verdict: 'valid', findings: [], fields: [], declared: null, version, fatalRules: new Set() };
   }
   let parsed: unknown;
   let parseError: string | null = null;
@@ -147,11 +147,11 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion, fur
   }
   if (parseError !== null) {
     sink.report(INPUT_RULES.notJson, `The request body is not JSON (${parseError}): a producer must reject it before RUN_STARTED`);
-    return finish(sink, null, null, declared, version);
+    return finish(sink, null, null, null, declared, version);
   }
   if (!value) {
     sink.report(INPUT_RULES.notObject, `The request body is ${Array.isArray(parsed) ? 'an array' : typeof parsed === 'object' ? 'null' : `a ${typeof parsed}`}, not a RunAgentInput object`, { path: '' });
-    return finish(sink, null, null, declared, version);
+    return finish(sink, null, null, null, declared, version);
   }
   const result = enforce.input(value, version);
   for (const f of enforcementFindings(result, version, null)) sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
@@ -160,20 +160,18 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion, fur
   checkMessages(sink, value);
   checkResume(sink, value);
   further?.(sink, value);
-  return finish(sink, value, effective, declared, version);
+  return finish(sink, value, effective, result, declared, version);
 }
 
-function finish(sink: FindingSink, value: JsonObject | null, effective: JsonObject | null, declared: string | null, version: ProtocolVersion): InputAnalysis {
+function finish(sink: FindingSink, value: JsonObject | null, effective: JsonObject | null, enforcement: Enforcement | null, declared: string | null, version: ProtocolVersion): InputAnalysis {
   const findings = sink.list();
   const fields = value
     ? FIELDS.map((f) => {
         const present = Object.prototype.hasOwnProperty.call(value, f.name);
-        const about = findings.filter((x) => x.path === `/${f.name}` || x.path?.startsWith(`/${f.name}/`));
-        const status: FieldStatus = about.some((x) => x.severity === 'error') ? 'error' : about.some((x) => x.severity === 'warning') ? 'warning' : 'fine';
-        return { name: f.name, present, status, note: present ? f.present(value[f.name]) : f.absent, spec: `/spec/${version}/${f.spec}` };
+        return { name: f.name, present, note: present ? f.present(value[f.name]) : f.absent, spec: `/spec/${version}/${f.spec}` };
       })
     : [];
-  return { present: true, value, effective, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version, fatalRules: sink.fatalRules };
+  return { present: true, value, effective, enforcement, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version, fatalRules: sink.fatalRules };
 }
 
 function checkDeclaration(sink: FindingSink, input: JsonObject): void {

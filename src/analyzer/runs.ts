@@ -141,6 +141,11 @@ export interface VerifierOptions {
   effectiveInput: JsonObject | null;
   consumerDeclared: string | null;
   onState?: (step: StateStep) => void;
+  /**
+   * Each event as the consumer handles it, after chunk expansion, with the index of the frame it came
+   * from; `own` when it is that frame's event itself, not one expansion made or synthesised.
+   */
+  onEmit?: (ev: Ev, index: number, own: boolean) => void;
 }
 
 /**
@@ -152,8 +157,8 @@ export class Verifier {
   readonly negotiations: NegotiationVerdict[] = [];
   /** Some run's RUN_STARTED declared a protocolVersion: kept as runs start, so no caller scans the runs per event. */
   someRunDeclared = false;
-  /** Each interrupted run's interrupts: id → expiresAt as given, for the next input's resume check. */
-  readonly interrupts = new Map<RunReport, Map<string, unknown>>();
+  /** Each interrupted run's interrupts as given, by id, for the next input's resume check. */
+  readonly interrupts = new Map<RunReport, Map<string, JsonObject>>();
   private current: Run | null = null;
   private seenAny = false;
   private readonly expander: ChunkExpander;
@@ -171,12 +176,17 @@ export class Verifier {
 
   handle(ev: Ev, index: number): void {
     this.at = index;
+    this.handed = ev;
     this.expander.expand(ev, index, this.emit);
   }
 
-  /** The frame index expanded events belong to, for `emit`, which the expander calls once per event. */
+  /** The frame index and event expanded events come from, for `emit`, which the expander calls once per event. */
   private at = 0;
-  private readonly emit = (e: Ev): void => this.one(e, this.at);
+  private handed: Ev | null = null;
+  private readonly emit = (e: Ev): void => {
+    this.o.onEmit?.(e, this.at, e === this.handed);
+    this.one(e, this.at);
+  };
 
   /**
    * The body ended: a run still active has no outcome. When the consumer itself abandoned the stream, that
@@ -277,7 +287,7 @@ export class Verifier {
       const given = (Array.isArray(outcome!.interrupts) ? outcome!.interrupts : []).filter(isObject);
       const ids = given.map((i) => str(i, 'id')).filter((i): i is string => i !== undefined);
       run.report.interrupts = ids;
-      this.interrupts.set(run.report, new Map(given.filter((i) => typeof i.id === 'string').map((i) => [i.id as string, i.expiresAt])));
+      this.interrupts.set(run.report, new Map(given.filter((i) => typeof i.id === 'string').map((i) => [i.id as string, i])));
       const dup = ids.find((id, i) => ids.indexOf(id) !== i);
       if (dup !== undefined) sink.report(LIFECYCLE_RULES.duplicateInterruptId, `Interrupt id ${JSON.stringify(dup)} appears more than once in run ${JSON.stringify(run.report.runId)}: a resume entry could not tell them apart`, { event: index, path: '/outcome/interrupts' });
     } else {

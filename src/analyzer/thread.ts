@@ -1,7 +1,7 @@
 import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules } from '../rules/types.ts';
 import type { FindingSink } from './sink.ts';
-import type { RunReport } from './types.ts';
+import type { PendingInterrupt, RunReport } from './types.ts';
 
 export const RESUME_RULES = defineRules({
   uncovered: {
@@ -40,8 +40,8 @@ export const RESUME_RULES = defineRules({
 
 interface Pending {
   runId: string | null;
-  /** interrupt id → expiresAt as given, if any */
-  interrupts: Map<string, unknown>;
+  /** Each interrupt as given, by id. */
+  interrupts: Map<string, JsonObject>;
 }
 
 /**
@@ -71,9 +71,10 @@ export class ThreadTracker {
         return;
       }
       answered.add(id);
-      const expires = Date.parse(String(pending.interrupts.get(id)));
+      const expiresAt = pending.interrupts.get(id)?.expiresAt;
+      const expires = Date.parse(String(expiresAt));
       if (e.status !== 'cancelled' && !Number.isNaN(expires) && expires <= sentAt) {
-        sink.report(RESUME_RULES.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(pending.interrupts.get(id))}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
+        sink.report(RESUME_RULES.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(expiresAt)}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
       }
     });
     const uncovered = [...pending.interrupts.keys()].filter((id) => !answered.has(id));
@@ -86,8 +87,24 @@ export class ThreadTracker {
     }
   }
 
+  /**
+   * What an input on `threadId` answers now: the interrupts its thread's last run ended waiting on, none
+   * when that run ended otherwise, null when no exchange on the thread was seen.
+   */
+  pendingOf(threadId: string): PendingInterrupt[] | null {
+    if (!this.threads.has(threadId)) return null;
+    const pending = this.threads.get(threadId);
+    if (!pending) return [];
+    return [...pending.interrupts].map(([id, i]) => ({
+      id,
+      reason: typeof i.reason === 'string' ? i.reason : null,
+      message: typeof i.message === 'string' ? i.message : null,
+      runId: pending.runId,
+    }));
+  }
+
   /** Record how an exchange left its thread: its last run decides what the next input must answer. */
-  record(threadId: string, runs: RunReport[], interruptsOf: (run: RunReport) => Map<string, unknown>): void {
+  record(threadId: string, runs: RunReport[], interruptsOf: (run: RunReport) => Map<string, JsonObject>): void {
     const last = runs.at(-1);
     if (!last) return;
     this.threads.set(threadId, last.outcome === 'interrupt' ? { runId: last.runId, interrupts: interruptsOf(last) } : null);

@@ -41,6 +41,15 @@ export interface ExchangeReport {
   findings: Finding[];
 }
 
+/** An interrupt an input's resume list answers: one its thread's last run ended waiting on. */
+export interface PendingInterrupt {
+  id: string;
+  reason: string | null;
+  message: string | null;
+  /** The run that raised it. */
+  runId: string | null;
+}
+
 /** One frame of the response as the timeline shows it. */
 export interface EventRecord {
   index: number;

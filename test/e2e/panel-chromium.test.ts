@@ -58,7 +58,10 @@ describe('panel in the real DevTools window (Chromium)', () => {
   /** Shows each view in turn and reads its hooks. */
   const read = (): Promise<PanelRead> =>
     panel.eval(async () => {
-      const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
+      const frame = async (): Promise<void> => {
+        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      };
       const all = (sel: string): HTMLElement[] => [...document.querySelectorAll<HTMLElement>(sel)];
       const show = async (view: string): Promise<void> => {
         document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();
@@ -211,7 +214,10 @@ describe('panel in the real DevTools window (Chromium)', () => {
 
   test('keyboard: digits switch views, arrows move through exchanges', async () => {
     const state = await panel.eval(async () => {
-      const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
+      const frame = async (): Promise<void> => {
+        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      };
       const key = (k: string, target: EventTarget = document.body): void => void target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
       key('5');
       await frame();

@@ -42,7 +42,10 @@ describe('panel page in Firefox', () => {
     }, 15_000);
     assert.deepEqual(rows, [['protobuf', 'completed'], ['SSE', 'failed']]);
     const read = await panel.evaluate(async () => {
-      const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
+      const frame = async (): Promise<void> => {
+        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      };
       document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
       document.querySelector<HTMLElement>('[data-testid=tab-timeline]')!.click();
       await frame();

@@ -25,7 +25,10 @@ interface Layout {
 /** Measures the panel as it is laid out now. */
 function measure(panel: TargetSession): Promise<Layout> {
   return panel.eval(async () => {
-    const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
+    const frame = async (): Promise<void> => {
+      for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    };
     const width = document.documentElement.clientWidth;
     const inside = (el: Element | null | undefined): boolean => {
       if (!el) return false;

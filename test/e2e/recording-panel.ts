@@ -57,7 +57,10 @@ export function settledRows(page: Page, count: number): Promise<boolean> {
 /** Selects each exchange in turn and reads every view of it. */
 export function readPanel(page: Page): Promise<ExchangeRead[]> {
   return page.evaluate(async () => {
-    const frame = (): Promise<void> => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
+    const frame = async (): Promise<void> => {
+      for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    };
     const all = (sel: string): HTMLElement[] => [...document.querySelectorAll<HTMLElement>(sel)];
     const show = async (view: string): Promise<void> => {
       document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();

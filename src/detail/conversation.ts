@@ -2,8 +2,8 @@
  * The conversation as the application would hold it after the stream: the history it sent, then every
  * event a consumer keeps (after enforcement and chunk expansion) applied in order.
  */
-import { isObject, type JsonObject } from '../src/json.ts';
-import { PatchTarget } from '../src/analyzer/patch.ts';
+import { isObject, type JsonObject } from '../json.ts';
+import { PatchTarget } from '../analyzer/patch.ts';
 
 export interface ToolCallView {
   id: string;

@@ -1,0 +1,75 @@
+/**
+ * The selected exchange's detail as its source answers it (the worker for a tab, the import worker for a
+ * file): asked for by part, only for the view on screen, and asked again when the exchange changes.
+ * One question per part is in flight at a time; changes meanwhile are asked for once it is answered, so a
+ * fast stream costs one round trip at a time, not one per update.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { DetailPart, ExchangeDetail } from '../src/detail/types.ts';
+import type { PanelExchange, SessionSource } from './model.ts';
+
+interface Entry {
+  /** undefined until first answered. */
+  value: unknown;
+  /** The exchange revision answered for. */
+  rev: number;
+  asking: boolean;
+  listeners: Set<() => void>;
+}
+
+const entries = new WeakMap<PanelExchange, Map<DetailPart, Entry>>();
+
+function entryOf(x: PanelExchange, part: DetailPart): Entry {
+  let parts = entries.get(x);
+  if (!parts) entries.set(x, (parts = new Map()));
+  let e = parts.get(part);
+  if (!e) parts.set(part, (e = { value: undefined, rev: -1, asking: false, listeners: new Set() }));
+  return e;
+}
+
+function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry): void {
+  if (e.asking || e.rev === x.rev) return;
+  e.asking = true;
+  const rev = x.rev;
+  const settle = (value: unknown): void => {
+    e.value = value;
+    e.rev = rev;
+    e.asking = false;
+    for (const l of e.listeners) l();
+    // Changed while asked: ask again, for whoever still shows it.
+    if (e.listeners.size > 0) ask(source, x, part, e);
+  };
+  source.detail(x, part).then(settle, () => settle(null));
+}
+
+/**
+ * A part of `x`'s detail: undefined while first asked for, null when the source has none; while newer
+ * is asked for, the last answer.
+ */
+export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelExchange, part: K | null): ExchangeDetail[K] | null | undefined {
+  const e = part === null ? null : entryOf(x, part);
+  const [, rerender] = useState(0);
+  useEffect(() => {
+    if (!e) return;
+    const l = (): void => rerender((n) => n + 1);
+    e.listeners.add(l);
+    return () => void e.listeners.delete(l);
+  }, [e]);
+  useEffect(() => {
+    if (e && part !== null) ask(source, x, part, e);
+  }, [source, x, x.rev, part, e]);
+  return e?.value as ExchangeDetail[K] | null | undefined;
+}
+
+/** The state after one state step, asked for when it is shown (states can be large; see StateRow). */
+export function useStateAt(source: SessionSource, x: PanelExchange, step: number, shown: boolean): { state: unknown } | null | undefined {
+  const [answer, setAnswer] = useState<{ for: string; value: { state: unknown } | null } | undefined>(undefined);
+  const key = `${x.id}:${step}`;
+  useEffect(() => {
+    if (!shown || answer?.for === key) return;
+    let live = true;
+    source.stateAt(x, step).then((value) => live && setAnswer({ for: key, value }), () => live && setAnswer({ for: key, value: null }));
+    return () => void (live = false);
+  }, [source, key, shown]);
+  return answer?.value;
+}

@@ -1,0 +1,3 @@
+/** The detail of one exchange that every view reads: its public surface. */
+export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
+export * from './types.ts';

@@ -1,0 +1,187 @@
+/**
+ * One exchange analysed, keeping what its views show. It wraps the analyzer and listens to what the
+ * analyzer does anyway (each frame's enforcement, each event after chunk expansion, each state step),
+ * so nothing is decoded, enforced or expanded a second time for the views.
+ *
+ * Kept per frame only where a view needs it: stripped members, expansions that rewrote a frame, the
+ * run boundaries' values. The conversation and the state steps are kept as they evolve.
+ */
+import { ExchangeAnalyzer, ThreadTracker, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
+import { isObject, type JsonObject } from '../json.ts';
+import type { Finding } from '../rules/types.ts';
+import type { Enforcement } from '../schema/types.ts';
+import { Conversation } from './conversation.ts';
+import type { DetailPart, ExchangeDetail, FieldRow, FieldStatus, InputDetail, RunRow, StrippedMember } from './types.ts';
+
+export interface ReadingOptions extends ExchangeAnalyzerOptions {
+  /**
+   * Whether frame `index` is kept for the views: a holder with an event cap (the extension's worker)
+   * keeps the detail of the frames it keeps. The conversation and state steps are kept regardless.
+   */
+  keep?: (index: number) => boolean;
+}
+
+const BOUNDARIES = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR']);
+
+function stripsOf(result: Enforcement, at: 'input' | number, eventType: string | null, value: unknown): StrippedMember[] {
+  if (result.verdict === 'dropped') {
+    return [{
+      at, eventType, path: '', trigger: result.cause?.trigger ?? '/type', removed: value, whole: true,
+      why: result.cause ? `unrecognised ${result.cause.definition} in a required position: the whole event goes` : `event type ${JSON.stringify(result.type)} is not described by this version: dropped`,
+    }];
+  }
+  return result.stripped.map((s) => ({
+    at, eventType, path: s.path, trigger: s.trigger, removed: s.removed, whole: false,
+    why: s.reason === 'unknown-property' ? `${s.definition} has no member ${JSON.stringify(s.path.split('/').at(-1))}` : s.discriminator ? `${s.definition} has no variant with this ${s.discriminator}` : `not a value of ${s.definition}`,
+  }));
+}
+
+function aboutField(name: string, f: Finding): boolean {
+  return f.event === null && f.path !== null && (f.path === `/${name}` || f.path.startsWith(`/${name}/`));
+}
+
+export class ExchangeReading {
+  readonly analyzer: ExchangeAnalyzer;
+  private readonly stripped: StrippedMember[];
+  private readonly expanded = new Map<number, Ev[]>();
+  private readonly boundaries = new Map<number, JsonObject>();
+  private readonly steps: { step: StateStep; type: string }[] = [];
+  private readonly conversation: Conversation;
+  /** The frame whose expansion is being collected, and what it expanded to so far. */
+  private frame = -1;
+  private out: Ev[] = [];
+  private rewritten = false;
+  private lastType = '';
+
+  constructor(o: ReadingOptions) {
+    const keep = o.keep ?? (() => true);
+    this.analyzer = new ExchangeAnalyzer({
+      ...o,
+      onEnforced: (index, result, received) => {
+        o.onEnforced?.(index, result, received);
+        this.settle();
+        const type = isObject(received) && typeof received.type === 'string' ? received.type : null;
+        this.lastType = type ?? '';
+        if (!keep(index)) return;
+        this.frame = index;
+        if (result.verdict !== 'ok' || result.stripped.length > 0) for (const s of stripsOf(result, index, type, received)) this.stripped.push(s);
+        if (type !== null && BOUNDARIES.has(type) && isObject(received)) this.boundaries.set(index, received);
+      },
+      onEmit: (ev, index, own) => {
+        o.onEmit?.(ev, index, own);
+        this.conversation.apply(ev, index);
+        if (index !== this.frame) return;
+        this.out.push(ev);
+        if (!own) this.rewritten = true;
+      },
+      onState: (step) => {
+        o.onState?.(step);
+        this.steps.push({ step, type: this.lastType });
+      },
+    });
+    const input = this.analyzer.input;
+    this.stripped = input.enforcement && input.value ? stripsOf(input.enforcement, 'input', null, input.value) : [];
+    this.conversation = new Conversation(input.value?.messages);
+  }
+
+  /** The frame before this one is complete: its expansion is kept when it rewrote the frame. */
+  private settle(): void {
+    if (this.rewritten) this.expanded.set(this.frame, this.out);
+    if (this.out.length > 0) this.out = [];
+    this.rewritten = false;
+    this.frame = -1;
+  }
+
+  push(chunk: Uint8Array, time: number): void {
+    this.analyzer.push(chunk, time);
+  }
+
+  pushing(chunk: Uint8Array, time: number): Generator<void, void> {
+    return this.analyzer.pushing(chunk, time);
+  }
+
+  end(time: number, abandoned = false): void {
+    this.analyzer.end(time, abandoned);
+  }
+
+  report(): ExchangeReport {
+    return this.analyzer.report();
+  }
+
+  /** One part of the detail, as of now (`report` given when the caller holds it already). */
+  part<K extends DetailPart>(k: K, report: ExchangeReport = this.report()): ExchangeDetail[K] {
+    return this.parts[k](report) as ExchangeDetail[K];
+  }
+
+  detail(): ExchangeDetail {
+    const report = this.report();
+    return {
+      report, input: this.inputDetail(report), runs: this.runs(report), stripped: this.stripped.slice(),
+      expanded: this.expansions(), states: this.states(), conversation: this.messages(),
+    };
+  }
+
+  private readonly parts: { [K in DetailPart]: (r: ExchangeReport) => ExchangeDetail[K] } = {
+    report: (r) => r,
+    input: (r) => this.inputDetail(r),
+    runs: (r) => this.runs(r),
+    stripped: () => this.stripped.slice(),
+    expanded: () => this.expansions(),
+    states: () => this.states(),
+    conversation: () => this.messages(),
+  };
+
+  /** The state after state step `n` (an index into the `states` part); undefined when there is no such step. */
+  stateAt(n: number): unknown {
+    return this.steps[n]?.step.state;
+  }
+
+  private inputDetail(report: ExchangeReport): InputDetail {
+    const input = this.analyzer.input;
+    const findings = report.input.findings;
+    const fields: FieldRow[] = input.fields.map((f) => {
+      const about = findings.filter((g) => aboutField(f.name, g));
+      // A readiness item is shown on its field but is no defect of it today.
+      const today = about.filter((g) => !g.readiness);
+      const status: FieldStatus = today.some((g) => g.severity === 'error') ? 'error' : today.some((g) => g.severity === 'warning') ? 'warning' : 'fine';
+      return { ...f, status, value: input.value?.[f.name], findings: about };
+    });
+    return {
+      input: { present: input.present, value: input.value, declared: input.declared, version: input.version }, fields,
+      stripped: this.stripped.filter((s) => s.at === 'input'),
+      findings, verdict: report.input.verdict, era: report.era, pending: this.analyzer.pending,
+    };
+  }
+
+  private runs(report: ExchangeReport): RunRow[] {
+    const at = (n: number | null): JsonObject | null => (n === null ? null : this.boundaries.get(n) ?? null);
+    return report.runs.map((run) => ({ run, started: at(run.startedAt), finished: at(run.finishedAt) }));
+  }
+
+  private expansions(): [number, Ev[]][] {
+    const out = [...this.expanded];
+    // The frame being read may have rewritten itself already.
+    if (this.rewritten) out.push([this.frame, this.out.slice()]);
+    return out;
+  }
+
+  private states(): ExchangeDetail['states'] {
+    return this.steps.map(({ step, type }) => ({ event: step.event, type, failed: step.failed }));
+  }
+
+  private messages(): ExchangeDetail['conversation'] {
+    return this.conversation.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) }));
+  }
+}
+
+/**
+ * The exchanges of one session, read in the order they began: one thread tracker spans them, so an
+ * input's resume list is judged against what earlier exchanges left open (basic/patterns/interrupt-resume).
+ */
+export class SessionReader {
+  private readonly thread = new ThreadTracker();
+
+  read(o: Omit<ReadingOptions, 'thread'>): ExchangeReading {
+    return new ExchangeReading({ ...o, thread: this.thread });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What every view of one exchange shows, as plain data: computed once by whoever analysed the exchange
+ * (the extension's worker for a tab, the import worker for a file) and sent across as it is asked for.
+ * Nothing here needs the analyzer to read: the panel renders it as given.
+ */
+import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from '../analyzer/index.ts';
+import type { JsonObject } from '../json.ts';
+import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { ConvMessage } from './conversation.ts';
+
+export type { ConvMessage, ToolCallView } from './conversation.ts';
+/** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
+export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
+
+export type FieldStatus = 'fine' | 'warning' | 'error';
+
+export interface FieldRow extends InputField {
+  /** From the report's input findings about the field; a readiness item marks it but is no defect today. */
+  status: FieldStatus;
+  value: unknown;
+  findings: Finding[];
+}
+
+export interface StrippedMember {
+  /** 'input', or the index of the event it was stripped from. */
+  at: 'input' | number;
+  eventType: string | null;
+  path: string;
+  trigger: string;
+  why: string;
+  removed: unknown;
+  /** The whole event is dropped, not one of its members. */
+  whole: boolean;
+}
+
+/** The input as a producer receives it. */
+export interface InputDetail {
+  input: {
+    /** A request body was captured. */
+    present: boolean;
+    /** The input as sent (a framework envelope's inner input), when it parsed to an object. */
+    value: JsonObject | null;
+    /** Its protocolVersion, verbatim. */
+    declared: string | null;
+    /** The version it is judged as. */
+    version: ProtocolVersion;
+  };
+  fields: FieldRow[];
+  /** What the producer strips from it. */
+  stripped: StrippedMember[];
+  /** The report's input findings (resume coverage included). */
+  findings: Finding[];
+  /** The report's input verdict: for a pre-1.0 exchange, its own client's reading (readiness items do not count). */
+  verdict: 'valid' | 'invalid';
+  era: ExchangeReport['era'];
+  /** What its resume list answers: the interrupts its thread's last run ended waiting on; null when that thread was not seen. */
+  pending: PendingInterrupt[] | null;
+}
+
+export interface RunRow {
+  run: RunReport;
+  /** The boundary events as received. */
+  started: JsonObject | null;
+  finished: JsonObject | null;
+}
+
+/** One state event; the state after it is asked for on its own (`stateAt`), since states can be large. */
+export interface StateRow {
+  event: number;
+  type: string;
+  failed: boolean;
+}
+
+/** Every part a view may ask for; each is computed from what the analysis kept, when asked. */
+export interface ExchangeDetail {
+  report: ExchangeReport;
+  input: InputDetail;
+  runs: RunRow[];
+  /** In the input, then in each event. */
+  stripped: StrippedMember[];
+  /** Frames that chunk expansion rewrote, and what the consumer handles instead (START/CONTENT/END, synthesised ends). */
+  expanded: [index: number, events: Ev[]][];
+  states: StateRow[];
+  conversation: ConvMessage[];
+}
+
+export type DetailPart = keyof ExchangeDetail;
+
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation'];
