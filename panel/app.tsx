@@ -41,7 +41,7 @@ function useSession(source: SessionSource): SessionState {
 const isTyping = (t: EventTarget | null): boolean =>
   t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(t.tagName));
 
-/** How the panel changes source: a file the user picked or dropped, and back to the inspected tab. */
+/** How the panel changes source: a file the user selectedId or dropped, and back to the inspected tab. */
 export interface SourceActions {
   importFile(file: File): void;
   /** Absent when there is no tab to go back to, or it is shown already. */
@@ -52,7 +52,7 @@ const STATUS_TEXT: Partial<Record<SessionState['status'], string>> = {
   live: 'Live', 'no-tab': 'No tab to inspect', loading: 'Importing', file: 'File', failed: 'Import failed',
 };
 
-function Toolbar({ source, state, actions, chosen }: { source: SessionSource; state: SessionState; actions: SourceActions; chosen: Set<string> }) {
+function Toolbar({ source, state, actions, ticked }: { source: SessionSource; state: SessionState; actions: SourceActions; ticked: Set<string> }) {
   const s = state.stats;
   const dropped = s ? s.dropped.exchanges + s.dropped.chunks + s.dropped.events + s.dropped.rejected : 0;
   return (
@@ -68,7 +68,7 @@ function Toolbar({ source, state, actions, chosen }: { source: SessionSource; st
         <label class="check"><input type="checkbox" checked={state.preserve} onChange={(e) => void source.setPreserve!(e.currentTarget.checked)} data-testid="preserve" /> Preserve across reloads</label>
       ) : null}
       <ImportButton onImport={actions.importFile} />
-      <ExportMenu source={source} exchanges={state.exchanges} chosen={chosen} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
+      <ExportMenu source={source} exchanges={state.exchanges} chosen={ticked} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
       {actions.live ? <button type="button" onClick={actions.live} data-testid="back-live">Back to the inspected tab</button> : null}
       {state.status === 'live' ? <OriginControl /> : null}
       <span class="status" data-testid="status" data-status={state.status} role="status">
@@ -109,8 +109,8 @@ interface ListProps {
   selected: string | null;
   onSelect: (id: string) => void;
   /** Ticked for export. */
-  chosen: Set<string>;
-  onChoose: (ids: string[], on: boolean) => void;
+  ticked: Set<string>;
+  onTick: (ids: string[], on: boolean) => void;
   actions: SourceActions;
 }
 
@@ -128,14 +128,14 @@ function EmptyList({ state, actions }: { state: SessionState; actions: SourceAct
   return <Empty>No AG-UI exchange captured yet. Run your app: requests carrying a RunAgentInput appear here.</Empty>;
 }
 
-function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: ListProps) {
+function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: ListProps) {
   const { exchanges } = state;
   const at = exchanges.findIndex((x) => x.id === selected);
-  const ticked = exchanges.filter((x) => chosen.has(x.id)).length;
+  const tickedCount = exchanges.filter((x) => ticked.has(x.id)).length;
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === ' ' && e.target === e.currentTarget && selected !== null) {
       e.preventDefault();
-      onChoose([selected], !chosen.has(selected));
+      onTick([selected], !ticked.has(selected));
       return;
     }
     const to = e.key === 'ArrowDown' ? at + 1 : e.key === 'ArrowUp' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? exchanges.length - 1 : null;
@@ -148,9 +148,9 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
     <div class="exchanges">
       <div class="xhead xrow">
         <span>
-          <input type="checkbox" aria-label="Select every exchange for export" checked={exchanges.length > 0 && ticked === exchanges.length}
-            ref={(el) => { if (el) el.indeterminate = ticked > 0 && ticked < exchanges.length; }}
-            onChange={(e) => onChoose(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
+          <input type="checkbox" aria-label="Select every exchange for export" checked={exchanges.length > 0 && tickedCount === exchanges.length}
+            ref={(el) => { if (el) el.indeterminate = tickedCount > 0 && tickedCount < exchanges.length; }}
+            onChange={(e) => onTick(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
         <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
         <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true">Findings</span>
@@ -179,8 +179,8 @@ function ExchangeList({ state, selected, onSelect, chosen, onChoose, actions }: 
               data-transport={transportLabel(x.contentType)}
             >
               <span>
-                <input type="checkbox" checked={chosen.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
-                  onClick={(e) => e.stopPropagation()} onChange={(e) => onChoose([x.id], e.currentTarget.checked)}
+                <input type="checkbox" checked={ticked.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
+                  onClick={(e) => e.stopPropagation()} onChange={(e) => onTick([x.id], e.currentTarget.checked)}
                   data-testid="exchange-select" data-id={x.id} />
               </span>
               <span class="muted">{i + 1}</span>
@@ -209,26 +209,26 @@ const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('File
 
 export function App({ source, initialView = 'input', actions }: { source: SessionSource; initialView?: ViewId; actions: SourceActions }) {
   const state = useSession(source);
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [dragging, setDragging] = useState(false);
-  const choose = (ids: string[], on: boolean): void => {
-    setChosen((prev) => {
+  const tick = (ids: string[], on: boolean): void => {
+    setTicked((prev) => {
       const next = new Set(prev);
       for (const id of ids) if (on) next.add(id); else next.delete(id);
       return next;
     });
   };
-  const [picked, setPicked] = useState<string | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [view, setView] = useState<ViewId>(initialView);
   const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
   const [event, setEvent] = useState<number | null>(null);
   const [focusField, setFocusField] = useState<string | null>(null);
   const tabs = useRef<HTMLDivElement>(null);
 
-  // Until the user picks one, the newest exchange is shown, as it arrives.
-  const x = state.exchanges.find((e) => e.id === picked) ?? state.exchanges.at(-1) ?? null;
-  const select = (id: string): void => {
-    setPicked(id);
+  // Until the user selects one, the newest exchange is shown, as it arrives.
+  const x = state.exchanges.find((e) => e.id === selectedId) ?? state.exchanges.at(-1) ?? null;
+  const selectExchange = (id: string): void => {
+    setSelectedId(id);
     setEvent(null);
     setFocusField(null);
   };
@@ -237,7 +237,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
     setEvent(index);
     setView('timeline');
   };
-  const pick = (f: Finding): void => {
+  const showFinding = (f: Finding): void => {
     if (f.event !== null) return goEvent(f.event);
     if (f.category === 'identity') return setView('identity');
     if (f.category === 'version' && f.path === '/protocolVersion') setFocusField('protocolVersion');
@@ -261,7 +261,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
         const list = state.exchanges;
         const at = x ? list.indexOf(x) : -1;
         const next = list[Math.max(0, Math.min(list.length - 1, at + (e.key === 'j' ? 1 : -1)))];
-        if (next) select(next.id);
+        if (next) selectExchange(next.id);
       } else if (e.key === '/') {
         e.preventDefault();
         setView('timeline');
@@ -303,9 +303,9 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
         if (file) actions.importFile(file);
       }}
     >
-      <Toolbar source={source} state={state} actions={actions} chosen={chosen} />
+      <Toolbar source={source} state={state} actions={actions} ticked={ticked} />
       {state.stats ? <StorageWarning stats={state.stats} /> : null}
-      <ExchangeList state={state} selected={x?.id ?? null} onSelect={select} chosen={chosen} onChoose={choose} actions={actions} />
+      <ExchangeList state={state} selected={x?.id ?? null} onSelect={selectExchange} ticked={ticked} onTick={tick} actions={actions} />
       {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (
         <main class="detail" aria-label={`Exchange ${x.method} ${endpointOf(x.url)}`}>
@@ -321,7 +321,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
             <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
-            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} pick={pick} />
+            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding} />
           </div>
         </main>
       ) : null}
@@ -339,7 +339,7 @@ interface ViewProps {
   event: number | null;
   setEvent: (n: number) => void;
   goEvent: (n: number) => void;
-  pick: (f: Finding) => void;
+  showFinding: (f: Finding) => void;
 }
 
 /**
@@ -380,7 +380,7 @@ function View(p: ViewProps) {
           stripped={stripped!} expanded={expanded} />
       );
     case 'findings':
-      return <FindingsView report={report} onPick={p.pick} />;
+      return <FindingsView report={report} onPick={p.showFinding} />;
     case 'state':
       return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
   }

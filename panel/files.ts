@@ -72,13 +72,13 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   const totalBytes = file.size;
   const progress: ImportProgress = { phase: 'reading', percent: 0, bytesRead: 0, totalBytes, exchangesAnalysed: 0, totalExchanges: 0 };
   let lastPost = 0;
-  const report = (force = false): void => {
+  const postProgress = (force = false): void => {
     const now = performance.now();
     if (!force && now - lastPost < POST_MS) return;
     lastPost = now;
     post({ type: 'progress', progress: { ...progress } });
   };
-  report(true);
+  postProgress(true);
 
   const bytes = new Uint8Array(totalBytes);
   const reader = file.stream().getReader();
@@ -88,17 +88,17 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     bytes.set(value, progress.bytesRead);
     progress.bytesRead += value.length;
     progress.percent = totalBytes === 0 ? READ_SHARE : Math.floor((READ_SHARE * progress.bytesRead) / totalBytes);
-    report();
+    postProgress();
   }
 
   progress.phase = 'parsing';
   progress.percent = READ_SHARE;
-  report(true);
+  postProgress(true);
   const exchanges = readExchanges(bytes, name);
   progress.phase = 'analysing';
   progress.percent = READ_SHARE + PARSE_SHARE;
   progress.totalExchanges = exchanges.length;
-  report(true);
+  postProgress(true);
 
   let totalBody = 0;
   for (const x of exchanges) for (const c of x.chunks) totalBody += c.bytes.length;
@@ -122,12 +122,12 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
       analysisError = String(e);
     }
     post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
-    const flush = (force: boolean): void => {
+    const postEvents = (force: boolean): void => {
       if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
       post({ type: 'events', index, report: reading.report(), ...packEvents(events) });
       events = [];
       progress.percent = analysing();
-      report(true);
+      postProgress(true);
     };
     if (reading) {
       try {
@@ -136,21 +136,21 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
             const slice = c.bytes.subarray(at, at + SLICE_BYTES);
             reading.push(slice, c.time);
             analysed += slice.length;
-            flush(false);
+            postEvents(false);
           }
         }
         reading.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
       } catch (e) {
         analysisError = String(e);
       }
-      flush(true);
+      postEvents(true);
     }
     readings.push(analysisError === null ? reading : null);
     const own = ownChunks(x.chunks);
     post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, analysisError }, [own.buffer]);
     progress.exchangesAnalysed = index + 1;
     progress.percent = analysing();
-    report(index === exchanges.length - 1);
+    postProgress(index === exchanges.length - 1);
   }
   post({ type: 'done' });
   return readings;

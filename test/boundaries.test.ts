@@ -29,7 +29,7 @@ const code = (text: string) =>
     .replace(/(['"`])(?:\\.|(?!\1)[^\\])*\1/g, '""');
 
 /** The core: what the worker, the panel and the CLI all run unchanged. */
-const CORE = ['src/wire', 'src/schema', 'src/analyzer', 'src/rules', 'src/formats', 'src/recording', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
+const CORE = ['src/wire', 'src/schema', 'src/analyzer', 'src/detail', 'src/rules', 'src/formats', 'src/recording', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
 const coreFiles = CORE.flatMap((c) => (c.endsWith('.ts') ? [join(ROOT, c)] : files(join(ROOT, c))));
 
 describe('architecture boundaries', () => {
@@ -72,6 +72,18 @@ describe('architecture boundaries', () => {
           const target = rel(join(f, '..', spec));
           if (banned.some((b) => target === b || target.startsWith(b + '/'))) bad.push(`${rel(f)} imports ${target}`);
         }
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('the panel only shows: it imports no analyzer or schema module, reading every analysis from the detail its source sends', () => {
+    // The import worker's code lives in panel/ too; it analyses through src/detail, as the background worker does.
+    const bad: string[] = [];
+    for (const f of files(join(ROOT, 'panel'))) {
+      for (const spec of imports(source(f)).filter((s) => s.startsWith('.'))) {
+        const target = rel(join(f, '..', spec));
+        if (target.startsWith('src/analyzer/') || target.startsWith('src/schema/')) bad.push(`${rel(f)} imports ${target}`);
       }
     }
     assert.deepEqual(bad, []);
