@@ -17,9 +17,52 @@ import { syncOrigins } from './origins.ts';
 import { Session, type Applied } from './session.ts';
 import { Store, type Append, type MetaRecord } from './store.ts';
 
-const sessions = new Map<number, Session>();
-let limits: Limits = { ...DEFAULT_LIMITS };
-let store: Store | null = null;
+interface Pending extends Append {
+  messages: number;
+  bytes: number;
+}
+
+/**
+ * Everything the worker holds, in one place: Chrome may stop the worker at any moment, and what is
+ * here is what is lost then (sessions come back from the store, `ready` below).
+ */
+const worker = {
+  sessions: new Map<number, Session>(),
+  limits: { ...DEFAULT_LIMITS } as Limits,
+  store: null as Store | null,
+  /** Sessions with a backlog, taking turns: one tab's pathological stream does not starve another's. */
+  turns: [] as Session[],
+  /** A slice of analysis is scheduled. */
+  ticking: false,
+  /** Each document's relay, by the document id it said hello with. */
+  relays: new Map<string, Runtime.Port>(),
+  /** Which tab each relay captures for, so a pause reaches every frame of that tab. */
+  relayTabs: new Map<Runtime.Port, number>(),
+  /** Panels subscribed to each tab. */
+  panels: new Map<number, Set<Runtime.Port>>(),
+  /** Sessions whose panels have not yet been told what changed; told in one task, after the work that changed them. */
+  toTell: new Set<Session>(),
+  panelTimer: null as ReturnType<typeof setTimeout> | null,
+  /** What is to be stored, and how storing goes. */
+  persist: {
+    /** Log records not yet stored, in order. */
+    log: [] as Pending[],
+    /** Sessions whose meta record is not yet stored. */
+    dirty: new Set<Session>(),
+    /** Tabs whose stored log is to be forgotten (the session was reset), or with their meta (the tab closed). */
+    cleared: new Set<number>(),
+    removed: new Set<number>(),
+    timer: null as ReturnType<typeof setTimeout> | null,
+    writing: false,
+    again: false,
+    /** Why the store could not be opened, if it could not. */
+    openError: null as string | null,
+    /** Consecutive failed writes, for the backoff. */
+    failures: 0,
+    failing: null as { error: string; since: number } | null,
+  },
+};
+
 
 function sanitizeLimits(l: Partial<Limits>): Limits {
   const pick = (v: unknown, d: number): number => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : d);
@@ -27,11 +70,11 @@ function sanitizeLimits(l: Partial<Limits>): Limits {
 }
 
 function sessionFor(tabId: number, url = ''): Session {
-  let s = sessions.get(tabId);
+  let s = worker.sessions.get(tabId);
   if (!s) {
-    s = new Session(tabId, url, false, limits);
+    s = new Session(tabId, url, false, worker.limits);
     learnHealth(s);
-    sessions.set(tabId, s);
+    worker.sessions.set(tabId, s);
   }
   return s;
 }
@@ -42,10 +85,10 @@ function metaOf(s: Session): MetaRecord {
 
 /** Its meta record is to be written, and its panels told. */
 function touch(s: Session): void {
-  persist.dirty.add(s);
+  worker.persist.dirty.add(s);
   schedule();
-  toTell.add(s);
-  panelTimer ??= setTimeout(notifyPanels, 0);
+  worker.toTell.add(s);
+  worker.panelTimer ??= setTimeout(notifyPanels, 0);
 }
 
 // ── analysis, a slice at a time ─────────────────────────────────────────────
@@ -54,20 +97,17 @@ function touch(s: Session): void {
  * update waits about this long behind any tab's analysis (one frame of a chunk may take longer).
  */
 const SLICE_MS = 5;
-/** Sessions with a backlog, taking turns: one tab's pathological stream does not starve another's. */
-const turns: Session[] = [];
-let ticking = false;
 /** The Prioritized Task Scheduling API (Chrome 94, Firefox 142); not in TypeScript's DOM types yet. */
 const scheduler = (globalThis as { scheduler?: { postTask(task: () => void, o: { priority: 'background' }): Promise<void> } }).scheduler;
 
 function analyse(s: Session): void {
-  if (!turns.includes(s)) turns.push(s);
+  if (!worker.turns.includes(s)) worker.turns.push(s);
   nextSlice();
 }
 
 function nextSlice(): void {
-  if (ticking || turns.length === 0) return;
-  ticking = true;
+  if (worker.ticking || worker.turns.length === 0) return;
+  worker.ticking = true;
   // At background priority every message and request waiting runs before the next slice: a slice
   // posted as an ordinary task (a MessageChannel's) left requests waiting behind several, ~50 ms.
   if (scheduler) void scheduler.postTask(slice, { priority: 'background' });
@@ -75,47 +115,22 @@ function nextSlice(): void {
 }
 
 function slice(): void {
-  ticking = false;
+  worker.ticking = false;
   const end = performance.now() + SLICE_MS;
   const pause = (): boolean => performance.now() >= end;
-  while (turns.length > 0 && !pause()) {
-    const s = turns.shift()!;
-    if (sessions.get(s.tabId) !== s) continue;
+  while (worker.turns.length > 0 && !pause()) {
+    const s = worker.turns.shift()!;
+    if (worker.sessions.get(s.tabId) !== s) continue;
     for (const a of s.work(pause)) logged(s, a);
     touch(s);
-    if (s.busy) turns.push(s);
+    if (s.busy) worker.turns.push(s);
   }
   nextSlice();
 }
 
 // ── persistence, then acknowledgement ───────────────────────────────────────
-const relays = new Map<string, Runtime.Port>();
-/** Which tab each relay captures for, so a pause reaches every frame of that tab. */
-const relayTabs = new Map<Runtime.Port, number>();
 
-interface Pending extends Append {
-  messages: number;
-  bytes: number;
-}
 
-/** What is to be stored, and how storing goes. */
-const persist = {
-  /** Log records not yet stored, in order. */
-  log: [] as Pending[],
-  /** Sessions whose meta record is not yet stored. */
-  dirty: new Set<Session>(),
-  /** Tabs whose stored log is to be forgotten (the session was reset), or with their meta (the tab closed). */
-  cleared: new Set<number>(),
-  removed: new Set<number>(),
-  timer: null as ReturnType<typeof setTimeout> | null,
-  writing: false,
-  again: false,
-  /** Why the store could not be opened, if it could not. */
-  openError: null as string | null,
-  /** Consecutive failed writes, for the backoff. */
-  failures: 0,
-  failing: null as { error: string; since: number } | null,
-};
 /** After a failed write, the next waits this long, doubling up to `RETRY_MAX_MS`. */
 const RETRY_MS = 250;
 const RETRY_MAX_MS = 30_000;
@@ -127,15 +142,15 @@ const RETRY_MAX_MS = 30_000;
  * retry's timer is pending, and what arrives meanwhile waits for it.
  */
 function schedule(): void {
-  if (persist.writing) persist.again = true;
-  else persist.timer ??= setTimeout(() => void flush(), 0);
+  if (worker.persist.writing) worker.persist.again = true;
+  else worker.persist.timer ??= setTimeout(() => void writeStore(), 0);
 }
 
 /** A relay batch is applied: its log record joins the next write, and counts as unsaved until then. */
 function logged(s: Session, a: Applied): void {
   if (a.kept.length === 0) return;
   const bytes = a.kept.reduce((n, m) => n + sizeOf(m), 0);
-  persist.log.push({ tabId: s.tabId, n: s.next++, record: { doc: a.doc, msgs: a.kept }, messages: a.kept.length, bytes });
+  worker.persist.log.push({ tabId: s.tabId, n: s.next++, record: { doc: a.doc, msgs: a.kept }, messages: a.kept.length, bytes });
   s.unsaved.messages += a.kept.length;
   s.unsaved.bytes += bytes;
 }
@@ -144,116 +159,116 @@ function sizeOf(m: PageMessage): number {
   return m.k === 'chunk' ? m.bytes.byteLength : m.k === 'open' ? m.requestBody?.length ?? 0 : 0;
 }
 
-async function flush(): Promise<void> {
-  persist.timer = null;
-  persist.writing = true;
-  const appends = persist.log;
-  const touched = [...persist.dirty];
-  const cleared = persist.cleared;
-  const removed = persist.removed;
-  persist.log = [];
-  persist.dirty = new Set();
-  persist.cleared = new Set();
-  persist.removed = new Set();
+async function writeStore(): Promise<void> {
+  worker.persist.timer = null;
+  worker.persist.writing = true;
+  const appends = worker.persist.log;
+  const touched = [...worker.persist.dirty];
+  const cleared = worker.persist.cleared;
+  const removed = worker.persist.removed;
+  worker.persist.log = [];
+  worker.persist.dirty = new Set();
+  worker.persist.cleared = new Set();
+  worker.persist.removed = new Set();
   const metas = touched.map(metaOf);
   /** Reset or closed while this write was under way: what it held of that tab is not to be kept. */
-  const stale = (tabId: number): boolean => persist.cleared.has(tabId) || persist.removed.has(tabId);
+  const stale = (tabId: number): boolean => worker.persist.cleared.has(tabId) || worker.persist.removed.has(tabId);
   try {
-    if (!store) throw new Error(`the session store could not be opened: ${persist.openError}`);
-    await store.write({ metas, appends, cleared: [...cleared], removed: [...removed] });
+    if (!worker.store) throw new Error(`the session store could not be opened: ${worker.persist.openError}`);
+    await worker.store.write({ metas, appends, cleared: [...cleared], removed: [...removed] });
   } catch (e) {
     console.error('[agui-inspector] persisting failed', e);
     // Nothing of it is acknowledged: the relays keep it, and it is all written with the next attempt.
-    persist.log = [...appends.filter((a) => !stale(a.tabId)), ...persist.log];
-    for (const s of touched) if (sessions.get(s.tabId) === s) persist.dirty.add(s);
-    for (const t of cleared) if (!removed.has(t)) persist.cleared.add(t);
-    for (const t of removed) persist.removed.add(t);
-    persist.failing ??= { error: '', since: Date.now() };
-    persist.failing.error = String(e).slice(0, 1024);
-    persist.failures++;
+    worker.persist.log = [...appends.filter((a) => !stale(a.tabId)), ...worker.persist.log];
+    for (const s of touched) if (worker.sessions.get(s.tabId) === s) worker.persist.dirty.add(s);
+    for (const t of cleared) if (!removed.has(t)) worker.persist.cleared.add(t);
+    for (const t of removed) worker.persist.removed.add(t);
+    worker.persist.failing ??= { error: '', since: Date.now() };
+    worker.persist.failing.error = String(e).slice(0, 1024);
+    worker.persist.failures++;
     health();
-    persist.timer = setTimeout(() => void flush(), Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (persist.failures - 1)));
+    worker.persist.timer = setTimeout(() => void writeStore(), Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** (worker.persist.failures - 1)));
     return;
   } finally {
-    persist.writing = false;
-    if (persist.again) {
-      persist.again = false;
+    worker.persist.writing = false;
+    if (worker.persist.again) {
+      worker.persist.again = false;
       schedule();
     }
   }
   for (const a of appends) {
-    const s = sessions.get(a.tabId);
+    const s = worker.sessions.get(a.tabId);
     if (!s || stale(a.tabId)) continue;
     s.unsaved.messages -= a.messages;
     s.unsaved.bytes -= a.bytes;
-    toTell.add(s);
+    worker.toTell.add(s);
   }
   // Acknowledged only now that it is stored: the relay resends anything a stopped worker had not stored.
   for (const m of metas) {
-    const s = sessions.get(m.tabId);
+    const s = worker.sessions.get(m.tabId);
     for (const [doc, seq] of Object.entries(m.docs)) {
       if (s) s.stored[doc] = Math.max(s.stored[doc] ?? 0, seq);
       const ack: WorkerToRelay = { type: 'ack', seq };
-      relays.get(doc)?.postMessage(ack);
+      worker.relays.get(doc)?.postMessage(ack);
     }
   }
-  if (persist.failing) {
-    persist.failing = null;
-    persist.failures = 0;
+  if (worker.persist.failing) {
+    worker.persist.failing = null;
+    worker.persist.failures = 0;
     health();
   }
-  panelTimer ??= setTimeout(notifyPanels, 0);
+  worker.panelTimer ??= setTimeout(notifyPanels, 0);
 }
 
 /** A session's stats say how storing goes, which only the worker knows. */
 function learnHealth(s: Session): void {
-  s.unsaved.error = persist.failing?.error ?? null;
-  s.unsaved.since = persist.failing?.since ?? null;
+  s.unsaved.error = worker.persist.failing?.error ?? null;
+  s.unsaved.since = worker.persist.failing?.since ?? null;
 }
 
 /** Every session, and so every panel, learns how storing goes. */
 function health(): void {
-  for (const s of sessions.values()) {
+  for (const s of worker.sessions.values()) {
     learnHealth(s);
-    toTell.add(s);
+    worker.toTell.add(s);
   }
-  panelTimer ??= setTimeout(notifyPanels, 0);
+  worker.panelTimer ??= setTimeout(notifyPanels, 0);
 }
 
 /** Forgets what is pending for the tab; the next write forgets what is stored of it. */
 function forgetPending(tabId: number, how: 'cleared' | 'removed'): void {
-  persist.log = persist.log.filter((a) => a.tabId !== tabId);
-  persist[how].add(tabId);
+  worker.persist.log = worker.persist.log.filter((a) => a.tabId !== tabId);
+  worker.persist[how].add(tabId);
 }
 
 function resetSession(s: Session, url: string): void {
   s.reset(url);
   forgetPending(s.tabId, 'cleared');
   touch(s);
-  for (const p of panels.get(s.tabId) ?? []) post(p, { type: 'snapshot', session: s.snapshot() });
+  for (const p of worker.panels.get(s.tabId) ?? []) post(p, { type: 'snapshot', session: s.snapshot() });
 }
 
 const ready: Promise<void> = (async () => {
   const saved = (await browser.storage.local.get('limits')).limits as Partial<Limits> | undefined;
-  limits = sanitizeLimits({ ...DEFAULT_LIMITS, ...saved });
+  worker.limits = sanitizeLimits({ ...DEFAULT_LIMITS, ...saved });
   try {
-    store = await Store.open();
-    for (const { meta, log } of await store.load()) {
-      const s = new Session(meta.tabId, meta.url, meta.preserve, limits, meta.dropped);
+    worker.store = await Store.open();
+    for (const { meta, log } of await worker.store.load()) {
+      const s = new Session(meta.tabId, meta.url, meta.preserve, worker.limits, meta.dropped);
       s.docs = meta.docs;
       s.recording = meta.recording !== false;
       s.next = meta.next;
       // Replayed in slices like live capture, so a long log does not hold up every other tab's answers.
       s.replay(log);
-      sessions.set(meta.tabId, s);
+      worker.sessions.set(meta.tabId, s);
       analyse(s);
     }
   } catch (e) {
     // Capture still works without storage, but nothing is acknowledged and it does not survive a
     // worker restart; the first write tells the panels so.
     console.error('[agui-inspector] session store unavailable', e);
-    store = null;
-    persist.openError = String(e);
+    worker.store = null;
+    worker.persist.openError = String(e);
   }
 })();
 
@@ -272,8 +287,8 @@ function onRelay(port: Runtime.Port): void {
     chain = chain.then(() => handle(raw)).catch((e: unknown) => console.error('[agui-inspector] relay message failed', e));
   });
   port.onDisconnect.addListener(() => {
-    if (doc !== null && relays.get(doc) === port) relays.delete(doc);
-    relayTabs.delete(port);
+    if (doc !== null && worker.relays.get(doc) === port) worker.relays.delete(doc);
+    worker.relayTabs.delete(port);
   });
 
   async function handle(raw: unknown): Promise<void> {
@@ -287,8 +302,8 @@ function onRelay(port: Runtime.Port): void {
     if (msg.type === 'hello') {
       if (doc !== null) return s.reject();
       doc = msg.doc;
-      relays.set(doc, port);
-      relayTabs.set(port, tabId!);
+      worker.relays.set(doc, port);
+      worker.relayTabs.set(port, tabId!);
       // A new top-level document is a navigation: the session starts over unless preserved.
       if (!msg.resumed && frameId === 0) {
         if (!s.preserve && !(doc in s.docs)) resetSession(s, msg.url);
@@ -305,10 +320,6 @@ function onRelay(port: Runtime.Port): void {
 }
 
 // ── panels ──────────────────────────────────────────────────────────────────
-const panels = new Map<number, Set<Runtime.Port>>();
-/** Sessions whose panels have not yet been told what changed; told in one task, after the work that changed them. */
-const toTell = new Set<Session>();
-let panelTimer: ReturnType<typeof setTimeout> | null = null;
 
 function post(port: Runtime.Port, msg: WorkerToPanel): void {
   try {
@@ -319,11 +330,11 @@ function post(port: Runtime.Port, msg: WorkerToPanel): void {
 }
 
 function notifyPanels(): void {
-  panelTimer = null;
-  const touched = [...toTell];
-  toTell.clear();
+  worker.panelTimer = null;
+  const touched = [...worker.toTell];
+  worker.toTell.clear();
   for (const s of touched) {
-    const ports = panels.get(s.tabId);
+    const ports = worker.panels.get(s.tabId);
     if (!ports || ports.size === 0) {
       s.discardChanges();
       continue;
@@ -350,16 +361,16 @@ function onPanel(port: Runtime.Port): void {
     const m = checkPanelMessage(raw);
     if (!m) return;
     void ready.then(() => {
-      if (tabId !== null) panels.get(tabId)?.delete(port);
+      if (tabId !== null) worker.panels.get(tabId)?.delete(port);
       tabId = m.tabId;
-      const set = panels.get(m.tabId) ?? new Set();
+      const set = worker.panels.get(m.tabId) ?? new Set();
       set.add(port);
-      panels.set(m.tabId, set);
+      worker.panels.set(m.tabId, set);
       post(port, { type: 'snapshot', session: sessionFor(m.tabId).snapshot() });
     });
   });
   port.onDisconnect.addListener(() => {
-    if (tabId !== null) panels.get(tabId)?.delete(port);
+    if (tabId !== null) worker.panels.get(tabId)?.delete(port);
   });
 }
 
@@ -377,7 +388,7 @@ browser.runtime.onConnect.addListener((port) => {
 /** One handler per request of `RequestMap`, each typed by what its request carries and answers. */
 const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answers'] | Promise<RequestMap[K]['answers']> } = {
   'agui-inspector/export': async (req) => {
-    const chosen = req.tabId === undefined ? [...sessions.values()] : [sessions.get(req.tabId)].filter((s) => s !== undefined);
+    const chosen = req.tabId === undefined ? [...worker.sessions.values()] : [worker.sessions.get(req.tabId)].filter((s) => s !== undefined);
     // An export is whole: a session still replaying its stored log is exported once that is done.
     await Promise.all(chosen.map((s) => s.restored));
     const only = req.tabId !== undefined && req.exchangeIds !== undefined ? new Set(req.exchangeIds) : undefined;
@@ -388,21 +399,21 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     });
   },
   'agui-inspector/clear': (req) => {
-    const s = sessions.get(req.tabId);
+    const s = worker.sessions.get(req.tabId);
     if (s) resetSession(s, s.url);
     return { ok: true };
   },
   'agui-inspector/session': async (req) => {
-    const s = sessions.get(req.tabId);
+    const s = worker.sessions.get(req.tabId);
     await s?.restored;
     return s?.snapshot() ?? null;
   },
-  'agui-inspector/sessions': () => [...sessions.values()].map((s) => s.summary()),
+  'agui-inspector/sessions': () => [...worker.sessions.values()].map((s) => s.summary()),
   'agui-inspector/record': (req) => {
     const s = sessionFor(req.tabId);
     s.recording = req.record;
     const told: WorkerToRelay = { type: 'recording', on: s.recording };
-    for (const [port, tab] of relayTabs) {
+    for (const [port, tab] of worker.relayTabs) {
       if (tab !== req.tabId) continue;
       try {
         port.postMessage(told);
@@ -421,15 +432,15 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   },
   'agui-inspector/limits': async (req) => {
     if (req.set) {
-      limits = sanitizeLimits({ ...limits, ...req.set });
-      await browser.storage.local.set({ limits });
-      for (const s of sessions.values()) s.limits = limits;
+      worker.limits = sanitizeLimits({ ...worker.limits, ...req.set });
+      await browser.storage.local.set({ limits: worker.limits });
+      for (const s of worker.sessions.values()) s.limits = worker.limits;
     }
-    return limits;
+    return worker.limits;
   },
   'agui-inspector/origins': () => syncOrigins(),
-  'agui-inspector/detail': (req) => sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
-  'agui-inspector/state-at': (req) => sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
+  'agui-inspector/detail': (req) => worker.sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
+  'agui-inspector/state-at': (req) => worker.sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
 };
 
 async function answer<R extends Request>(req: R): Promise<Reply<R>> {
@@ -448,13 +459,13 @@ browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.Message
 // ── lifecycle ───────────────────────────────────────────────────────────────
 browser.tabs.onRemoved.addListener((tabId) => {
   void ready.then(() => {
-    const s = sessions.get(tabId);
+    const s = worker.sessions.get(tabId);
     if (!s) return;
     // Also lets go of its backlog, and of requests waiting for its replay.
     s.reset(s.url);
-    sessions.delete(tabId);
-    panels.delete(tabId);
-    persist.dirty.delete(s);
+    worker.sessions.delete(tabId);
+    worker.panels.delete(tabId);
+    worker.persist.dirty.delete(s);
     forgetPending(tabId, 'removed');
     schedule();
   });
@@ -463,11 +474,11 @@ browser.tabs.onRemoved.addListener((tabId) => {
 browser.runtime.onStartup.addListener(() => {
   // Capture never outlives the browser session.
   void ready.then(async () => {
-    for (const s of sessions.values()) s.reset(s.url);
-    sessions.clear();
-    persist.log = [];
-    persist.dirty.clear();
-    await store?.clearAll();
+    for (const s of worker.sessions.values()) s.reset(s.url);
+    worker.sessions.clear();
+    worker.persist.log = [];
+    worker.persist.dirty.clear();
+    await worker.store?.clearAll();
   });
   void syncOrigins();
 });
