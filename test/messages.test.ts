@@ -16,6 +16,9 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/limits' },
     { type: 'agui-inspector/limits', set: { maxEvents: 10 } },
     { type: 'agui-inspector/origins' },
+    { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'input' },
+    { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'conversation' },
+    { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
   ];
   it('accepts every request the map names, as it was sent', () => {
     for (const r of valid) assert.deepEqual(checkRequest(r), r, JSON.stringify(r));
@@ -39,6 +42,12 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { type: 'agui-inspector/limits', set: { maxEvents: -1 } },
       { type: 'agui-inspector/limits', set: { other: 1 } },
       { type: 'agui-inspector/limits', set: [] },
+      { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1' },
+      { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'values' },
+      { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'toString' },
+      { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'x'.repeat(65), part: 'input' },
+      { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: -1 },
+      { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: '0' },
     ];
     for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));
   });

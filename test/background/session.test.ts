@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Session } from '../../background/session.ts';
 import { analyzeExchanges, type ExchangeReport } from '../../src/analyzer/index.ts';
+import { DETAIL_PARTS, SessionReader } from '../../src/detail/index.ts';
 import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';
 
 const utf8 = new TextEncoder();
@@ -106,5 +107,22 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(restored, true);
     assert.deepEqual(reports(restarted), reports(live));
     assert.equal(restarted.receive('doc', 1, exchange(1, 'r1')), false, 'what was stored is not taken again');
+  });
+
+  it("answers each part of an exchange's detail from the analysis that judged it, the same as a reading of the same bytes", () => {
+    const s = new Session(1, 'u', false, DEFAULT_LIMITS);
+    s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2')]);
+    drain(s);
+    const reading = new SessionReader();
+    const readings = s.captured().exchanges.map((x) => {
+      const r = reading.read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, sentAt: Date.parse(x.startedDateTime!) });
+      for (const c of x.chunks) r.push(c.bytes, c.time);
+      r.end(x.chunks.at(-1)!.time);
+      return r;
+    });
+    for (const part of DETAIL_PARTS) assert.deepEqual(s.detail('doc:2', part), readings[1]!.part(part), part);
+    assert.deepEqual(s.detail('doc:2', 'conversation')?.map((m) => m.content), ['héllo']);
+    assert.equal(s.detail('doc:9', 'input'), null, 'an exchange it does not hold');
+    assert.equal(s.stateAt('doc:2', 0), null, 'no state step on this stream');
   });
 });
