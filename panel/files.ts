@@ -44,8 +44,7 @@ export type ExchangeSet = { har: string; count: number } | { exchanges: Captured
 
 export type JobRequest =
   | { type: 'import'; file: Blob; name: string }
-  /** `name` is the file's: the exchanges are named as its entries. */
-  | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[]; name: string }
+  | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
 export type JobReply =
@@ -176,8 +175,9 @@ export function exchangesOf(set: ExchangeSet): CapturedExchange[] {
   return exchanges;
 }
 
-export function exportBlob(set: ExchangeSet, redact: RedactionGroup[], name: string): { blob: Blob; exchanges: number } {
-  const exchanges = exchangesOf(set).map((x, i) => ({ ...x, source: `${name}#entries/${i}` }));
+/** The file the worker's `agui-inspector/export` writes for the same exchanges and redaction: each carries its source's analysis. */
+export function exportBlob(set: ExchangeSet, redact: RedactionGroup[]): { blob: Blob; exchanges: number } {
+  const exchanges = exchangesOf(set);
   const text = exportSession(exchanges, { redact });
   return { blob: new Blob([text], { type: 'application/json' }), exchanges: exchanges.length };
 }

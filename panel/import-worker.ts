@@ -23,7 +23,7 @@ scope.onmessage = (e) => {
       return;
     case 'export':
       try {
-        scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact, job.name) });
+        scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact) });
       } catch (err) {
         scope.postMessage(failed(err));
       }

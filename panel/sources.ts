@@ -3,7 +3,7 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import type { CapturedExchange } from '../src/formats/exchange.ts';
+import { bytesOnlyAnalysis, type CapturedExchange } from '../src/formats/exchange.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -265,7 +265,10 @@ export class FileSource implements SessionSource {
     const wanted = new Set(ids);
     const exchanges: CapturedExchange[] = [];
     this.order.forEach((x, i) => {
-      if (wanted.has(x.id) && x.chunks) exchanges.push({ ...this.metas[i]!, chunks: x.chunks });
+      if (!wanted.has(x.id) || !x.chunks) return;
+      const meta = this.metas[i]!;
+      // The record the file carries (its writer's analysis), else the import's: the export does not make another.
+      exchanges.push({ ...meta, chunks: x.chunks, analysis: meta.analysis ?? bytesOnlyAnalysis(x.report, x.analysisError) });
     });
     return Promise.resolve({ exchanges });
   }
