@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Session } from '../../background/session.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
@@ -9,6 +11,7 @@ import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';
 import { DEFAULT_REDACTION, exportSession, REDACTION_GROUPS, type RedactionGroup, type SessionLogExtension } from '../../src/recording/export.ts';
 import { recordFromOwnAgent } from '../../demo/record.ts';
 import { chunked, reread, shapes } from './support.ts';
+import { ROOT } from '../support/paths.ts';
 
 let session: CapturedExchange[];
 /** The same traffic as the extension's worker holds it, each exchange with the worker's analysis. */
@@ -239,7 +242,12 @@ describe('exportSession of what the worker captured, with its analysis', () => {
   });
 
   it('reads the shapes earlier exports wrote', () => {
-    // The bundled example, written before the format was versioned: a bare report per entry.
+    // The bundled example, written by the panel's export before the format was versioned, by an analyzer
+    // that wrote no era and no readiness: its bytes are read, and reports of another shape are not taken.
+    const example = reread(readFileSync(join(ROOT, 'examples', 'session.har'), 'utf8'));
+    assert.ok(example.length >= 20 && example.every((x) => x.analysis === undefined));
+    assert.deepEqual(reread(exportSession(example)).map((x) => x.analysis!.report), analyzeExchanges(example));
+    // The same shape from this version's analyzer: a bare report per entry.
     const flat = JSON.parse(exportSession(session));
     delete flat.log._agui.format;
     delete flat.log._agui.version;
