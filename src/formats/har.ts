@@ -262,7 +262,7 @@ function isReport(r: unknown): r is ExchangeReport {
 /** The record's members as `from` holds them (this version's entry `_agui`, or an earlier export's `_agui.analysis`); else undefined. */
 function recordIn(from: Json): AnalysisRecord | undefined {
   const r = {
-    tabId: from.tabId ?? null, api: from.api, outcome: from.outcome, error: from.error, capped: from.capped,
+    tabId: from.tabId, api: from.api, outcome: from.outcome, error: from.error, capped: from.capped,
     reconstructed: from.reconstructed, requestBodyNote: from.requestBodyNote, analysisError: from.analysisError, report: from.report,
   };
   const fits =

@@ -1,9 +1,10 @@
 /**
  * Recordings through the panel, in Chromium with the built extension: a session captured from the
  * official client on the demo page is exported from the panel, checked by the CLI, imported into a panel
- * with no page attached and exported again; Chromium's own HAR of the same traffic imports as the same
- * exchanges; redaction chosen in the panel removes planted secrets and keeps the analysis; one exchange
- * copies as a fixture and as a curl command.
+ * with no page attached and exported again, to the same file; the worker's message API and the panel's
+ * Export menu write the same bytes for the same exchanges and redaction; Chromium's own HAR of the same
+ * traffic imports as the same exchanges; redaction chosen in the panel removes planted secrets and keeps
+ * the analysis; one exchange copies as a fixture and as a curl command.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
