@@ -9,9 +9,13 @@ type Target = 'chrome' | 'firefox';
 const root = fileURLToPath(new URL('.', import.meta.url));
 const target: Target = process.env.TARGET === 'firefox' ? 'firefox' : 'chrome';
 
-/** manifest.json is written for Chrome; Firefox gets the same manifest with its own background and identity. */
+/**
+ * manifest.json is written for Chrome; Firefox gets the same manifest with its own background and identity.
+ * Its version is package.json's, the one the exports and the CLI name as their creator.
+ */
 function manifestFor(target: Target): ManifestV3Export {
-  const base = JSON.parse(readFileSync(`${root}/manifest.json`, 'utf8')) as Record<string, unknown>;
+  const { version } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
+  const base: Record<string, unknown> = { ...(JSON.parse(readFileSync(`${root}/manifest.json`, 'utf8')) as Record<string, unknown>), version };
   if (target === 'chrome') return base as unknown as ManifestV3Export;
   const { minimum_chrome_version: _chromeOnly, background: _worker, ...rest } = base;
   return {

@@ -8,7 +8,7 @@
  * so no tab's stream, however heavy, keeps the worker from answering the others.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import { writeHar } from '../src/formats/har.ts';
+import { exportSession } from '../src/recording/export.ts';
 import {
   CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
   type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
@@ -392,11 +392,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     // An export is whole: a session still replaying its stored log is exported once that is done.
     await Promise.all(chosen.map((s) => s.restored));
     const only = req.tabId !== undefined && req.exchangeIds !== undefined ? new Set(req.exchangeIds) : undefined;
-    const parts = chosen.sort((a, b) => a.tabId - b.tabId).map((s) => s.captured(only));
-    return writeHar(parts.flatMap((p) => p.exchanges), {
-      creator: { name: 'agui-inspector', version: browser.runtime.getManifest().version },
-      analysis: parts.flatMap((p) => p.analysis),
-    });
+    return exportSession(chosen.sort((a, b) => a.tabId - b.tabId).flatMap((s) => s.captured(only)), { redact: req.redact ?? [] });
   },
   'agui-inspector/clear': (req) => {
     const s = worker.sessions.get(req.tabId);

@@ -397,14 +397,13 @@ export class Session {
     }
   }
 
-  /** The tab's exchanges as captured, or only those whose ids are in `only`. */
-  captured(only?: ReadonlySet<string>): { exchanges: CapturedExchange[]; analysis: unknown[] } {
-    const exchanges: CapturedExchange[] = [];
-    const analysis: unknown[] = [];
+  /** The tab's exchanges as captured, each with the analysis made of it here, or only those whose ids are in `only`. */
+  captured(only?: ReadonlySet<string>): CapturedExchange[] {
+    const out: CapturedExchange[] = [];
     for (const x of this.exchanges) {
       const v = x.view;
       if (only && !only.has(v.id)) continue;
-      exchanges.push({
+      out.push({
         source: v.url,
         url: v.url,
         method: v.method,
@@ -415,13 +414,13 @@ export class Session {
         responseContentType: v.response?.contentType ?? '',
         chunks: x.chunks,
         ...(byThePage(v.outcome) ? { abandoned: true } : {}),
-      });
-      analysis.push({
-        tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
-        reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,
-        report: this.report(x), analysisError: v.analysisError,
+        analysis: {
+          tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
+          reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,
+          report: this.report(x), analysisError: v.analysisError,
+        },
       });
     }
-    return { exchanges, analysis };
+    return out;
   }
 }

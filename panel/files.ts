@@ -4,7 +4,7 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { bodyOf, type CapturedExchange, type Chunk } from '../src/formats/exchange.ts';
+import { analysedToTheEnd, bodyOf, type CapturedExchange, type Chunk } from '../src/formats/exchange.ts';
 import { toCurl } from '../src/formats/curl.ts';
 import { toFixture } from '../src/formats/fixture.ts';
 import { readExchanges } from '../src/formats/read.ts';
@@ -45,8 +45,7 @@ export type JobRequest =
   /** Asked of an import's worker once its file is read: one part of exchange `index`'s detail. */
   | { type: 'detail'; ask: number; index: number; part: DetailPart }
   | { type: 'state-at'; ask: number; index: number; step: number }
-  /** `name` is the file's: the exchanges are named as its entries. */
-  | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[]; name: string }
+  | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
 export type JobReply =
@@ -139,7 +138,8 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
             postEvents(false);
           }
         }
-        reading.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
+        // Read as its source read it, so the views show the analysis the recording carries.
+        if (analysedToTheEnd(x.analysis)) reading.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
       } catch (e) {
         analysisError = String(e);
       }
@@ -192,8 +192,9 @@ export function exchangesOf(set: ExchangeSet): CapturedExchange[] {
   return exchanges;
 }
 
-export function exportBlob(set: ExchangeSet, redact: RedactionGroup[], name: string): { blob: Blob; exchanges: number } {
-  const exchanges = exchangesOf(set).map((x, i) => ({ ...x, source: `${name}#entries/${i}` }));
+/** The file the worker's `agui-inspector/export` writes for the same exchanges and redaction: each carries its source's analysis. */
+export function exportBlob(set: ExchangeSet, redact: RedactionGroup[]): { blob: Blob; exchanges: number } {
+  const exchanges = exchangesOf(set);
   const text = exportSession(exchanges, { redact });
   return { blob: new Blob([text], { type: 'application/json' }), exchanges: exchanges.length };
 }

@@ -42,7 +42,7 @@ scope.onmessage = (e) => {
     }
     case 'export':
       try {
-        scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact, job.name) });
+        scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact) });
       } catch (err) {
         scope.postMessage(failed(err));
       }

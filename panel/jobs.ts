@@ -111,8 +111,8 @@ function once<T>(request: JobRequest, pick: (m: JobReply) => T | undefined): Pro
   });
 }
 
-export function exportInWorker(from: ExchangeSet, redact: RedactionGroup[], name: string): Promise<{ blob: Blob; exchanges: number }> {
-  return once({ type: 'export', from, redact, name }, (m) => (m.type === 'exported' ? { blob: m.blob, exchanges: m.exchanges } : undefined));
+export function exportInWorker(from: ExchangeSet, redact: RedactionGroup[]): Promise<{ blob: Blob; exchanges: number }> {
+  return once({ type: 'export', from, redact }, (m) => (m.type === 'exported' ? { blob: m.blob, exchanges: m.exchanges } : undefined));
 }
 
 export function copyInWorker(from: ExchangeSet, as: 'fixture' | 'curl', name: string): Promise<string> {

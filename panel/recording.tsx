@@ -94,7 +94,7 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
       const set = await source.captured!(list.map((x) => x.id));
       const groups = REDACTION_GROUPS.filter((g) => redact.has(g));
       const name = exportFileName(source.kind === 'live' ? label : (list[0]?.url ?? null), new Date());
-      const { blob, exchanges: n } = await exportInWorker(set, groups, name);
+      const { blob, exchanges: n } = await exportInWorker(set, groups);
       download(blob, name);
       setNote({ state: 'done', text: `Saved ${n} exchanges as ${name}${groups.length ? `, redacted: ${groups.join(', ')}` : ''}` });
     } catch (e) {

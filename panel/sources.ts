@@ -4,7 +4,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { DetailPart, ExchangeDetail } from '../src/detail/types.ts';
-import type { CapturedExchange } from '../src/formats/exchange.ts';
+import { bytesOnlyAnalysis, type CapturedExchange } from '../src/formats/exchange.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -236,8 +236,10 @@ export class FileSource implements SessionSource {
         this.order[m.index] = {
           id: `file:${m.index}`, url: c.url ?? c.source, method: c.method ?? 'POST',
           startedAt: Number.isNaN(started) ? null : started, endedAt: null, outcome: 'pending', error: null,
-          status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null, requestNote: null,
-          report: m.report, analysisError: null, capped: false, events: [], chunks: null, rev: 0,
+          status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null,
+          // A recording of the Inspector's says how its capture went.
+          requestNote: c.analysis?.requestBodyNote ?? null, capped: c.analysis?.capped ?? false,
+          report: m.report, analysisError: null, events: [], chunks: null, rev: 0,
         };
         break;
       }
@@ -255,7 +257,9 @@ export class FileSource implements SessionSource {
         x.analysisError = m.analysisError;
         const last = m.chunks.at(-1)?.time ?? 0;
         x.endedAt = x.startedAt === null ? null : x.startedAt + last;
-        x.outcome = this.metas[m.index]!.abandoned ? 'aborted' : 'complete';
+        const recorded = this.metas[m.index]!.analysis;
+        x.outcome = recorded?.outcome ?? (this.metas[m.index]!.abandoned ? 'aborted' : 'complete');
+        x.error = recorded?.error ?? null;
         x.rev++;
         break;
       }
@@ -275,7 +279,10 @@ export class FileSource implements SessionSource {
     const wanted = new Set(ids);
     const exchanges: CapturedExchange[] = [];
     this.order.forEach((x, i) => {
-      if (wanted.has(x.id) && x.chunks) exchanges.push({ ...this.metas[i]!, chunks: x.chunks });
+      if (!wanted.has(x.id) || !x.chunks) return;
+      const meta = this.metas[i]!;
+      // The record the file carries (its writer's analysis), else the import's: the export does not make another.
+      exchanges.push({ ...meta, chunks: x.chunks, analysis: meta.analysis ?? bytesOnlyAnalysis(x.report, x.analysisError) });
     });
     return Promise.resolve({ exchanges });
   }

@@ -12,7 +12,8 @@
  *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
- *      `exchangeIds` only those exchanges of that tab). After a worker restart, `export` and `session`
+ *      `exchangeIds` only those exchanges of that tab; `redact` names groups to overwrite), the file
+ *      src/recording/export.ts writes. After a worker restart, `export` and `session`
  *      answer once the tab's stored log is replayed; `sessions` and panels see the replay as it goes.
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
@@ -21,6 +22,8 @@
 import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail } from './detail/types.ts';
 import { fromBase64, toBase64 } from './base64.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/exchange.ts';
+import { REDACTION_GROUPS, type RedactionGroup } from './recording/groups.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
 export const PANEL_PORT = 'agui-inspector/panel';
@@ -46,12 +49,9 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export type Api = 'fetch' | 'xhr' | 'eventsource';
-export type Outcome = 'complete' | 'error' | 'aborted' | 'cancelled';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/exchange.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
-/** Why `requestBody` is absent or not the exact bytes sent. */
-export type BodyNote = 'too-large' | 'unreadable' | 'not-teeable' | 'multipart-reserialized';
 
 // ── 1. page script → relay ────────────────────────────────────────────────────
 
@@ -244,8 +244,11 @@ export type RelayToPage = { recording: boolean };
  * enforces at runtime.
  */
 export interface RequestMap {
-  /** `exchangeIds` (with `tabId`) exports just those exchanges of the tab, in capture order. */
-  'agui-inspector/export': { carries: { tabId?: number; exchangeIds?: string[] }; answers: string };
+  /**
+   * `exchangeIds` (with `tabId`) exports just those exchanges of the tab, in capture order; `redact` the
+   * groups to overwrite (none when absent: the exact capture). The panel's Export menu writes the same bytes.
+   */
+  'agui-inspector/export': { carries: { tabId?: number; exchangeIds?: string[]; redact?: RedactionGroup[] }; answers: string };
   'agui-inspector/clear': { carries: { tabId: number }; answers: { ok: true } };
   'agui-inspector/session': { carries: { tabId: number }; answers: SessionView | null };
   'agui-inspector/sessions': { carries: Record<never, never>; answers: SessionSummary[] };
@@ -275,9 +278,6 @@ const time = (x: unknown): x is number => typeof x === 'number' && Number.isFini
 const str = (x: unknown, max: number): x is string => typeof x === 'string' && x.length <= max;
 const strOrNull = (x: unknown, max: number): x is string | null => x === null || str(x, max);
 const oneOf = <T extends string>(x: unknown, values: readonly T[]): x is T => values.includes(x as T);
-const APIS = ['fetch', 'xhr', 'eventsource'] as const;
-const OUTCOMES = ['complete', 'error', 'aborted', 'cancelled'] as const;
-const NOTES = ['too-large', 'unreadable', 'not-teeable', 'multipart-reserialized'] as const;
 /** Realm-independent: the page's Uint8Array is not the relay's (Chrome worlds, Firefox compartments). */
 function isBytes(x: unknown): x is Uint8Array {
   return ArrayBuffer.isView(x) && Object.prototype.toString.call(x) === '[object Uint8Array]';
@@ -323,7 +323,7 @@ function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec 
       return keys(x, ['k', 'id', 'api', 't', 'method', 'url', 'requestContentType', 'requestBody', 'requestBodyNote']) &&
         int(x.id) && oneOf(x.api, APIS) && time(x.t) && str(x.method, 32) && str(x.url, LIMITS.url) &&
         strOrNull(x.requestContentType, LIMITS.text) && strOrNull(x.requestBody, LIMITS.requestBody) &&
-        (x.requestBodyNote === null || oneOf(x.requestBodyNote, NOTES))
+        (x.requestBodyNote === null || oneOf(x.requestBodyNote, BODY_NOTES))
         ? { k: 'open', id: x.id, api: x.api, t: x.t, method: x.method, url: x.url, requestContentType: x.requestContentType, requestBody: x.requestBody, requestBodyNote: x.requestBodyNote }
         : null;
     case 'response':
@@ -383,8 +383,11 @@ const MAX_IDS = 100_000;
 /** Each request's members, checked exactly: the worker answers only what has one of these shapes. */
 const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec) => boolean } } = {
   'agui-inspector/export': {
-    members: ['type', 'tabId', 'exchangeIds'],
-    check: (x) => optional(x, 'tabId', tab) && optional(x, 'exchangeIds', (v) => Array.isArray(v) && v.length <= MAX_IDS && v.every((id) => str(id, 64))),
+    members: ['type', 'tabId', 'exchangeIds', 'redact'],
+    check: (x) =>
+      optional(x, 'tabId', tab) &&
+      optional(x, 'exchangeIds', (v) => Array.isArray(v) && v.length <= MAX_IDS && v.every((id) => str(id, 64))) &&
+      optional(x, 'redact', (v) => Array.isArray(v) && v.length <= REDACTION_GROUPS.length && v.every((g) => oneOf(g, REDACTION_GROUPS))),
   },
   'agui-inspector/clear': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
   'agui-inspector/session': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },

@@ -19,8 +19,8 @@ interface Message {
 const KNOWN: { code: string; file: RegExp; why: string }[] = [
   {
     code: 'DANGEROUS_EVAL',
-    file: /^assets\/import-worker-[\w-]+\.js$/,
-    why: "zod, which @ag-ui/proto's encoder brings into the redactor (the import worker's export), probes for `new Function` inside a try; extension CSP refuses it and zod takes its interpreted path",
+    file: /^assets\/(import-worker|index\.ts)-[\w-]+\.js$/,
+    why: "zod, which @ag-ui/proto's encoder brings into the redactor (the export, in the import worker and in the background worker), probes for `new Function` inside a try; extension CSP refuses it and zod takes its interpreted path",
   },
   {
     code: 'UNSAFE_VAR_ASSIGNMENT',

@@ -1,3 +1,38 @@
+import type { ExchangeReport } from '../analyzer/types.ts';
+
+/** How the page made a request. */
+export const APIS = ['fetch', 'xhr', 'eventsource'] as const;
+export type Api = (typeof APIS)[number];
+/** How a response ended, as the page saw it. */
+export const OUTCOMES = ['complete', 'error', 'aborted', 'cancelled'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+/** Why `requestBody` is absent or not the exact bytes sent. */
+export const BODY_NOTES = ['too-large', 'unreadable', 'not-teeable', 'multipart-reserialized'] as const;
+export type BodyNote = (typeof BODY_NOTES)[number];
+
+/**
+ * What the source of an exchange concluded about it: the worker's live analysis of a capture, or the
+ * import's of a file. An export writes it as it is (HAR `_agui`), and reading the export gives it back,
+ * so a recording carries the analysis that was shown, not one made again from its bytes.
+ */
+export interface AnalysisRecord {
+  /** The tab it was captured in; null when the source is not a tab. */
+  tabId: number | null;
+  api: Api | null;
+  /** `pending` while the response was still arriving; null when the source does not know (a file). */
+  outcome: Outcome | 'pending' | null;
+  /** The page's error for an `error` outcome. */
+  error: string | null;
+  /** Bytes were dropped for the worker's memory cap: the body and the analysis stop where they start. */
+  capped: boolean;
+  /** The page could not read the response as it came and built it from its parts (EventSource, XHR). */
+  reconstructed: boolean;
+  requestBodyNote: BodyNote | null;
+  /** Null when there is none: the analysis failed (`analysisError`), or no response arrived. */
+  report: ExchangeReport | null;
+  analysisError: string | null;
+}
+
 /** One request/response pair as every reader hands it on: the response body exactly as it arrived. */
 export interface CapturedExchange {
   /** Names the exchange in reports. */
@@ -14,6 +49,8 @@ export interface CapturedExchange {
   chunks: Chunk[];
   /** The page itself aborted the request or cancelled the body before it ended: a truncation of its own making. */
   abandoned?: boolean;
+  /** The source's analysis, when it has one: a capture's, or one a recording carries. */
+  analysis?: AnalysisRecord;
 }
 
 export interface Chunk {
@@ -34,4 +71,18 @@ export function bodyOf(exchange: CapturedExchange): Uint8Array {
     at += c.bytes.length;
   }
   return body;
+}
+
+/**
+ * Whether the source analysed the exchange to its end. The worker stops a capped stream's analysis at the
+ * hole and has not ended one still arriving: a reader ending those would add a truncation finding the
+ * source never made.
+ */
+export function analysedToTheEnd(a: AnalysisRecord | undefined): boolean {
+  return !a || (!a.capped && a.outcome !== 'pending');
+}
+
+/** The record of an analysis made from an exchange's bytes alone, by a reader that knows nothing of how it was captured. */
+export function bytesOnlyAnalysis(report: ExchangeReport | null, analysisError: string | null): AnalysisRecord {
+  return { tabId: null, api: null, outcome: null, error: null, capped: false, reconstructed: false, requestBodyNote: null, report, analysisError };
 }

@@ -2,38 +2,33 @@ import { SseDecoder } from '../wire/sse.ts';
 import { fromBase64, toBase64 } from '../base64.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
 import { transportOf } from '../wire/index.ts';
-import { bodyOf, type CapturedExchange, type Chunk } from './exchange.ts';
+import type { ExchangeReport, RunReport } from '../analyzer/types.ts';
+import type { Finding } from '../rules/types.ts';
+import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
 import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
 import { withoutUserInfo } from './url.ts';
 
+/** Names the Inspector's own HAR and the version of its `_agui` members, in the log-level `_agui`. */
+export const HAR_FORMAT = { format: 'agui-inspector/har', version: 1 } as const;
+
 /**
- * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose
- * names start with `_`). Its presence marks an entry this project wrote, which
- * is read back as an AG-UI exchange without further sniffing.
+ * The per-entry `_agui` extension field (HAR 1.2 admits custom fields whose names start with `_`). Its
+ * presence marks an entry this project wrote, which is read back as an AG-UI exchange without further
+ * sniffing. The members of the exchange's `AnalysisRecord` follow when it has one.
  */
-export interface AguiEntryExtension {
+export type AguiEntryExtension = {
   /** How the response body arrived: `size` bytes at `time` ms after the request started, in order; sizes sum to the body's length. */
   chunks: { time: number; size: number }[];
-  /** Whatever analysis the writer attached for this entry. */
-  analysis?: unknown;
   /** The page abandoned the response (CapturedExchange.abandoned); absent otherwise. */
   abandoned?: true;
-}
+} & Partial<AnalysisRecord>;
 
 /** The log-level `_agui` extension field. */
-export interface AguiLogExtension {
-  /** The protocol version the attached analysis judged as. */
-  protocolVersion?: string;
-  /** Whatever else the writer records about the whole log (a recording's tool and redaction). */
-  [member: string]: unknown;
-}
+export type AguiLogExtension = typeof HAR_FORMAT & Record<string, unknown>;
 
 export interface HarMeta {
   creator: { name: string; version: string };
-  protocolVersion?: string;
-  /** Index-aligned with the exchanges; each lands in its entry's `_agui.analysis`. */
-  analysis?: unknown[];
   /** Further members of the log-level `_agui`. */
   extension?: Record<string, unknown>;
 }
@@ -78,7 +73,7 @@ function queryString(url: string): { name: string; value: string }[] {
   }
 }
 
-function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unknown> {
+function writeEntry(x: CapturedExchange): Record<string, unknown> {
   const body = bodyOf(x);
   const first = x.chunks[0]?.time ?? 0;
   const last = x.chunks[x.chunks.length - 1]?.time ?? 0;
@@ -99,8 +94,15 @@ function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unkn
   if (x.requestBody !== undefined) request.postData = { mimeType: requestType, text: x.requestBody };
   const status = x.status ?? 200;
   const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })) };
-  if (analysis !== undefined) agui.analysis = analysis;
   if (x.abandoned) agui.abandoned = true;
+  const a = x.analysis;
+  // Member by member, in one order: a record read from a file and one built by the worker write the same bytes.
+  if (a) {
+    Object.assign(agui, {
+      tabId: a.tabId, api: a.api, outcome: a.outcome, error: a.error, capped: a.capped, reconstructed: a.reconstructed,
+      requestBodyNote: a.requestBodyNote, analysisError: a.analysisError, report: a.report,
+    } satisfies AnalysisRecord);
+  }
   return {
     startedDateTime: x.startedDateTime ?? new Date(0).toISOString(),
     time: wait + receive,
@@ -122,21 +124,19 @@ function writeEntry(x: CapturedExchange, analysis: unknown): Record<string, unkn
   };
 }
 
-/** A HAR 1.2 document holding the exchanges, their chunk timing in `_agui`, so the bytes and timing read back exactly. */
+/**
+ * A HAR 1.2 document holding the exchanges, their chunk timing and their analysis records in `_agui`, so
+ * that the bytes, the timing and the analysis read back exactly.
+ */
 export function writeHar(exchanges: CapturedExchange[], meta: HarMeta): string {
-  const log: Record<string, unknown> = {
+  const log = {
     version: '1.2',
     creator: meta.creator,
-    entries: exchanges.map((x, i) => writeEntry(x, meta.analysis?.[i])),
+    entries: exchanges.map(writeEntry),
+    _agui: { ...HAR_FORMAT, ...meta.extension } satisfies AguiLogExtension,
   };
-  if (meta.protocolVersion !== undefined || meta.extension !== undefined) {
-    const ext: AguiLogExtension = { ...meta.extension };
-    if (meta.protocolVersion !== undefined) ext.protocolVersion = meta.protocolVersion;
-    log._agui = ext;
-  }
   return JSON.stringify({ log }, null, 2);
 }
-
 
 function header(headers: unknown, name: string): string | undefined {
   if (!Array.isArray(headers)) return undefined;
@@ -224,10 +224,75 @@ function responseBody(content: unknown, where: string, browserDecoded: boolean):
   }
 }
 
+const str = (v: unknown): v is string => typeof v === 'string';
+const strOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
+const intOrNull = (v: unknown): v is number | null => v === null || Number.isSafeInteger(v);
+const oneOf = <T extends string>(v: unknown, values: readonly T[]): v is T => values.includes(v as T);
+const listOf = <T>(v: unknown, item: (x: unknown) => x is T): v is T[] => Array.isArray(v) && v.every(item);
+const VERDICTS = ['completed', 'failed'] as const;
+
+function isFinding(f: unknown): f is Finding {
+  return (
+    isObject(f) && str(f.rule) && str(f.category) && str(f.severity) && str(f.message) && intOrNull(f.event) &&
+    strOrNull(f.path) && str(f.spec) && (f.readiness === undefined || f.readiness === true)
+  );
+}
+
+function isRun(r: unknown): r is RunReport {
+  return (
+    isObject(r) && strOrNull(r.runId) && strOrNull(r.threadId) && strOrNull(r.parentRunId) && typeof r.requested === 'boolean' &&
+    str(r.outcome) && strOrNull(r.protocolVersion) && str(r.negotiation) && intOrNull(r.startedAt) && intOrNull(r.finishedAt) &&
+    listOf(r.interrupts, str)
+  );
+}
+
+/** A report as the analyzer writes it: one a file carries is shown and written again, so it must have that shape. */
+function isReport(r: unknown): r is ExchangeReport {
+  if (!isObject(r) || !isObject(r.input) || !isObject(r.negotiation)) return false;
+  const { input, negotiation } = r;
+  return (
+    str(r.source) && str(r.era) && str(r.consumerVersion) &&
+    typeof input.present === 'boolean' && oneOf(input.verdict, ['valid', 'invalid']) && listOf(input.findings, isFinding) &&
+    strOrNull(negotiation.consumer) && strOrNull(negotiation.producer) && str(negotiation.verdict) &&
+    listOf(r.runs, isRun) && oneOf(r.verdict, VERDICTS) && (r.readiness === null || (isObject(r.readiness) && oneOf(r.readiness.verdict, VERDICTS))) &&
+    listOf(r.findings, isFinding)
+  );
+}
+
+/** The record's members as `from` holds them (this version's entry `_agui`, or an earlier export's `_agui.analysis`); else undefined. */
+function recordIn(from: Json): AnalysisRecord | undefined {
+  const r = {
+    tabId: from.tabId, api: from.api, outcome: from.outcome, error: from.error, capped: from.capped,
+    reconstructed: from.reconstructed, requestBodyNote: from.requestBodyNote, analysisError: from.analysisError, report: from.report,
+  };
+  const fits =
+    intOrNull(r.tabId) && (r.api === null || oneOf(r.api, APIS)) && (r.outcome === null || r.outcome === 'pending' || oneOf(r.outcome, OUTCOMES)) &&
+    strOrNull(r.error) && typeof r.capped === 'boolean' && typeof r.reconstructed === 'boolean' &&
+    (r.requestBodyNote === null || oneOf(r.requestBodyNote, BODY_NOTES)) && strOrNull(r.analysisError) && (r.report === null || isReport(r.report));
+  return fits ? (r as AnalysisRecord) : undefined;
+}
+
+/**
+ * The analysis record an entry carries. This version writes the record's members beside `chunks`; a later
+ * version's are not read (its exchanges are analysed anew). Exports before the format was versioned wrote
+ * `_agui.analysis`: the worker's the record with a `tabId`, the panel's a bare report, whose flags were not kept.
+ */
+function analysisIn(ext: unknown, version: unknown): AnalysisRecord | undefined {
+  if (!isObject(ext)) return undefined;
+  if (version === HAR_FORMAT.version) return 'report' in ext ? recordIn(ext) : undefined;
+  if (version !== undefined || !isObject(ext.analysis)) return undefined;
+  const old = ext.analysis;
+  if ('report' in old) return recordIn(old);
+  if (!isReport(old)) return undefined;
+  return bytesOnlyAnalysis(old, null);
+}
+
 /** The AG-UI exchanges of a parsed HAR document, in file order; other traffic is left out, and a HAR with none is refused. */
 export function readHar(doc: Json, name: string): CapturedExchange[] {
   const log = doc.log;
   if (!isObject(log) || !Array.isArray(log.entries)) throw new FormatError('HAR has no log.entries array');
+  // Only the Inspector's own files name their format; the version says how their entries' records read.
+  const version = isObject(log._agui) && log._agui.format === HAR_FORMAT.format ? log._agui.version : undefined;
   const out: CapturedExchange[] = [];
   log.entries.forEach((entry: unknown, i: number) => {
     const where = `HAR entry ${i}`;
@@ -263,6 +328,8 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     if (requestType) x.requestContentType = requestType;
     if (requestBody !== undefined) x.requestBody = requestBody;
     if (isObject(entry._agui) && entry._agui.abandoned === true) x.abandoned = true;
+    const analysis = analysisIn(entry._agui, version);
+    if (analysis) x.analysis = analysis;
     out.push(x);
   });
   // An empty result would read as a clean bill of health for traffic never examined.

@@ -1,10 +1,15 @@
 /**
  * A recorded session as a file for a bug report: HAR 1.2 holding the exact request bodies and
- * response bytes with their timing, and the Inspector's analysis beside them.
+ * response bytes with their timing, and beside each exchange the analysis its source made of it.
+ *
+ * This is the one writer of the Inspector's HAR: the worker's `agui-inspector/export` and the panel's
+ * Export menu both call `exportSession`, and for the same exchanges and redaction they write the same
+ * bytes. Nothing in the file comes from the moment of writing, and what it holds reads back
+ * (formats/har.ts) as what was written, so exporting an imported export writes the same file again.
  */
-import { analyzeExchanges } from '../analyzer/index.ts';
+import { analyzeExchange, ExchangeAnalyzer, ThreadTracker } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/types.ts';
-import type { CapturedExchange } from '../formats/exchange.ts';
+import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../formats/exchange.ts';
 import { writeHar } from '../formats/har.ts';
 import { TOOL } from '../meta.ts';
 import type { Finding, ProtocolVersion } from '../rules/types.ts';
@@ -13,22 +18,21 @@ import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type Redaction
 export { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup, type RedactionReport } from './redact.ts';
 
 export interface ExportOptions {
-  /** Groups of values to overwrite before anything is written or analysed; DEFAULT_REDACTION when absent. */
+  /** Groups of values to overwrite before anything is written; DEFAULT_REDACTION when absent. */
   redact?: readonly RedactionGroup[];
-  /** Judge as this consumer version instead of the one each input declares. */
+  /** Judge as this consumer version an exchange analysed here (one that carries no `analysis`). */
   as?: ProtocolVersion;
 }
 
-/** The log-level `_agui` of an exported session. */
+/** The log-level `_agui` of an exported session, after `format` and `version` (formats/har.ts HAR_FORMAT). */
 export type SessionLogExtension = {
-  tool: { name: string; version: string };
-  /** The version the analysis judged as: the forced one, or the one every input declared (absent when they differ). */
+  /** The consumer version every report was judged as (absent when they differ, or there is none). */
   protocolVersion?: ProtocolVersion;
   redaction: RedactionReport & {
     /**
-     * Whether the redacted session analyses as the original did (verdicts, runs, findings by
-     * rule, severity, event and path). Fillers keep equal values equal only when both copies
-     * were encoded alike; `changedExchanges` names the entries where that did not hold.
+     * Whether the redacted bytes analyse as the original did (verdicts, runs, findings by rule,
+     * severity, event and path). Fillers keep equal values equal only when both copies were
+     * encoded alike; `changedExchanges` names the entries where that did not hold.
      */
     analysisPreserved: boolean;
     changedExchanges: number[];
@@ -51,31 +55,61 @@ export function analysisShape(r: ExchangeReport): unknown {
   };
 }
 
+/** Analyses an exchange as its source did (`analysedToTheEnd`). */
+function analyseAsSource(x: CapturedExchange, a: AnalysisRecord, source: string, thread: ThreadTracker, as?: ProtocolVersion): ExchangeReport {
+  if (analysedToTheEnd(a)) return analyzeExchange({ ...x, source }, x.chunks, { as, thread });
+  const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
+  const analyzer = new ExchangeAnalyzer({
+    source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, as, thread,
+    sentAt: Number.isNaN(started) ? undefined : started,
+  });
+  for (const c of x.chunks) analyzer.push(c.bytes, c.time);
+  return analyzer.report();
+}
+
+/** The analysis an exchange carries, or one made here from its bytes for an exchange whose source made none. */
+function analysisOf(exchanges: CapturedExchange[], as?: ProtocolVersion): AnalysisRecord[] {
+  const thread = new ThreadTracker();
+  return exchanges.map((x) => {
+    if (x.analysis) return x.analysis;
+    try {
+      return bytesOnlyAnalysis(analyzeExchange(x, x.chunks, { as, thread }), null);
+    } catch (e) {
+      return bytesOnlyAnalysis(null, String(e).slice(0, 1024));
+    }
+  });
+}
+
 /**
- * HAR 1.2 text of the session. Redaction happens first, so the bodies, the timings and the analysis
- * in `_agui` all describe the same (redacted) bytes and no finding can quote a redacted value.
+ * HAR 1.2 text of the session. Each exchange's `analysis` is written as its source made it and is not
+ * made again; an exchange without one is analysed here. Redaction comes first: the bytes and the URL
+ * written are the redacted ones, a report naming its exchange by URL names the redacted URL, and when
+ * bodies are redacted a report (whose messages may quote what was removed) is that of the redacted bytes,
+ * analysed as the source analysed the original. `analysisPreserved` then compares it with the original's.
  */
 export function exportSession(exchanges: CapturedExchange[], opts: ExportOptions = {}): string {
-  const { exchanges: exported, report } = redactExchanges(exchanges, opts.redact ?? DEFAULT_REDACTION);
-  const analysis = analyzeExchanges(exported, opts.as);
+  const given = analysisOf(exchanges, opts.as);
+  // Redaction notes name an exchange; the entry it becomes is the name every path to this file shares.
+  const named = exchanges.map((x, i) => ({ ...x, source: `entries/${i}` }));
+  const { exchanges: redacted, report } = redactExchanges(named, opts.redact ?? DEFAULT_REDACTION);
+  const bodies = report.groups.some((g) => g !== 'query');
+  const threads = { original: new ThreadTracker(), redacted: new ThreadTracker() };
   const changedExchanges: number[] = [];
-  // The query string is not among what the analysis reads; only redacted bodies need the comparison.
-  if (report.groups.some((g) => g !== 'query')) {
-    const original = analyzeExchanges(exchanges, opts.as);
-    original.forEach((r, i) => {
-      if (JSON.stringify(analysisShape(r)) !== JSON.stringify(analysisShape(analysis[i]!))) changedExchanges.push(i);
-    });
-  }
-  const versions = new Set(analysis.map((r) => r.consumerVersion));
-  const protocolVersion = opts.as ?? (versions.size === 1 ? [...versions][0] : undefined);
+  const written = redacted.map((x, i): CapturedExchange => {
+    const original = exchanges[i]!;
+    const a = given[i]!;
+    if (!a.report) return { ...x, analysis: a };
+    const source = a.report.source === original.url && x.url !== undefined ? x.url : a.report.source;
+    if (!bodies) return { ...x, analysis: source === a.report.source ? a : { ...a, report: { ...a.report, source } } };
+    const before = analyseAsSource(original, a, source, threads.original, opts.as);
+    const after = analyseAsSource(x, a, source, threads.redacted, opts.as);
+    if (JSON.stringify(analysisShape(before)) !== JSON.stringify(analysisShape(after))) changedExchanges.push(i);
+    return { ...x, analysis: { ...a, report: after } };
+  });
+  const versions = new Set(written.flatMap((x) => (x.analysis?.report ? [x.analysis.report.consumerVersion] : [])));
   const extension: SessionLogExtension = {
-    tool: { name: TOOL.name, version: TOOL.version },
+    ...(versions.size === 1 ? { protocolVersion: [...versions][0] } : {}),
     redaction: { ...report, analysisPreserved: changedExchanges.length === 0, changedExchanges },
   };
-  return writeHar(exported, {
-    creator: { name: TOOL.name, version: TOOL.version },
-    protocolVersion,
-    analysis,
-    extension,
-  });
+  return writeHar(written, { creator: { name: TOOL.name, version: TOOL.version }, extension });
 }

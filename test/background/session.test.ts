@@ -40,7 +40,7 @@ const drain = (s: Session) => {
   while (s.busy) applied.push(...s.work(() => false));
   return applied;
 };
-const reports = (s: Session) => s.captured().analysis.map((a) => (a as { report: ExchangeReport }).report);
+const reports = (s: Session) => s.captured().map((x) => x.analysis!.report!);
 /** A report without its name: the worker names an exchange by its URL, a file reader by the file. */
 const unnamed = ({ source: _, ...r }: ExchangeReport) => r;
 
@@ -50,7 +50,7 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2', 5, false)]), true);
     const applied = drain(s);
     assert.deepEqual(applied.map((a) => [a.doc, a.seq, a.kept.length]), [['doc', 1, 2 * 2 + 3 + 5 + 2]]);
-    const { exchanges } = s.captured();
+    const exchanges = s.captured();
     assert.equal(exchanges.length, 2);
     const cli = analyzeExchanges(exchanges).map(unnamed);
     assert.deepEqual(reports(s).map(unnamed), cli);
@@ -80,17 +80,17 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     s.recording = false;
     s.receive('doc', 2, exchange(2, 'r2'));
     drain(s);
-    assert.equal(s.captured().exchanges.length, 1);
+    assert.equal(s.captured().length, 1);
   });
 
   it('caps the bytes it holds: the exchange is marked capped, the drop counted, its analysis stops there', () => {
     const s = new Session(1, 'u', false, { maxEvents: DEFAULT_LIMITS.maxEvents, maxBytes: 200 });
     s.receive('doc', 1, exchange(1, 'r1', 6));
     drain(s);
-    const [a] = s.captured().analysis as { capped: boolean; report: { findings: { rule: string }[] } }[];
-    assert.equal(a!.capped, true);
+    const a = s.captured()[0]!.analysis!;
+    assert.equal(a.capped, true);
     assert.ok(s.stats().dropped.chunks > 0);
-    assert.ok(!a!.report.findings.some((f) => f.rule === 'lifecycle/truncated'), 'a capped stream is not judged as if it ended there');
+    assert.ok(!a.report!.findings.some((f) => f.rule === 'lifecycle/truncated'), 'a capped stream is not judged as if it ended there');
   });
 
   it('after a restart, replaying the stored log restores the same session and answers once restored', async () => {
@@ -114,7 +114,7 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2')]);
     drain(s);
     const reading = new SessionReader();
-    const readings = s.captured().exchanges.map((x) => {
+    const readings = s.captured().map((x) => {
       const r = reading.read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, sentAt: Date.parse(x.startedDateTime!) });
       for (const c of x.chunks) r.push(c.bytes, c.time);
       r.end(x.chunks.at(-1)!.time);

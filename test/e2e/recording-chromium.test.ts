@@ -1,9 +1,10 @@
 /**
  * Recordings through the panel, in Chromium with the built extension: a session captured from the
  * official client on the demo page is exported from the panel, checked by the CLI, imported into a panel
- * with no page attached and exported again; Chromium's own HAR of the same traffic imports as the same
- * exchanges; redaction chosen in the panel removes planted secrets and keeps the analysis; one exchange
- * copies as a fixture and as a curl command.
+ * with no page attached and exported again, to the same file; the worker's message API and the panel's
+ * Export menu write the same bytes for the same exchanges and redaction; Chromium's own HAR of the same
+ * traffic imports as the same exchanges; redaction chosen in the panel removes planted secrets and keeps
+ * the analysis; one exchange copies as a fixture and as a curl command.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -144,15 +145,40 @@ describe('recordings through the panel (Chromium)', () => {
     await importThroughPicker(fresh, file);
     assert.deepEqual(await readPanel(fresh), liveRead);
 
-    // Exported again from the import: the same bytes, and the same analysis beside them.
+    // Exported again from the import: the same file, the worker's analysis and its flags included, every report naming its exchange as before.
     const again = await exportFrom(fresh, 'export-button');
-    const reread = readText(again.text, again.name);
-    assert.deepEqual(capturedBytes(reread), capturedBytes(fromPanel));
-    type Har = { log: { entries: { _agui: { analysis: ExchangeReport } }[] } };
-    const analyses = (text: string) => (JSON.parse(text) as Har).log.entries.map((e) => ({ ...e._agui.analysis, source: undefined }));
-    assert.deepEqual(analyses(again.text), analyses(first.text));
-    assert.equal((JSON.parse(again.text) as Har).log.entries[0]!._agui.analysis.source, `${again.name}#entries/0`, 'sources name the entries of the file written');
+    assert.deepEqual(capturedBytes(readText(again.text, again.name)), capturedBytes(fromPanel));
+    type Har = { log: { entries: { _agui: { tabId: number; report: ExchangeReport } }[] } };
+    assert.ok((JSON.parse(again.text) as Har).log.entries.every((e) => e._agui.tabId === tabId && e._agui.report.source.startsWith(agent.url)));
+    assert.equal(again.text, first.text);
     await fresh.close();
+  });
+
+  test("the message API's export and the panel's Export menu write the same file", async () => {
+    for (const groups of [[], ['query'], REDACTION_GROUPS] as const) {
+      const api = await b.request({ type: 'agui-inspector/export', tabId, redact: [...groups] });
+      const menu = await exportFrom(live, 'export-button', groups);
+      assert.equal(JSON.parse(api).log.entries.length, STEPS.length);
+      assert.equal(menu.text, api, `redacting ${groups.join(', ') || 'nothing'}`);
+    }
+    // Chosen exchanges: those ticked in the panel, those named to the API.
+    const picked = [1, 4, 9];
+    const ids = await live.evaluate((at) => {
+      const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
+      const boxes = [...document.querySelectorAll<HTMLInputElement>('[data-testid=exchange-select]')];
+      for (const i of at) boxes[i]!.click();
+      return at.map((i) => rows[i]!.dataset.id!);
+    }, picked);
+    try {
+      const api = await b.request({ type: 'agui-inspector/export', tabId, exchangeIds: ids, redact: ['messages', 'query'] });
+      const menu = await exportFrom(live, 'export-selected', ['messages', 'query']);
+      assert.equal(JSON.parse(api).log.entries.length, picked.length);
+      assert.equal(menu.text, api);
+    } finally {
+      await live.evaluate(() => {
+        for (const box of document.querySelectorAll<HTMLInputElement>('[data-testid=exchange-select]')) if (box.checked) box.click();
+      });
+    }
   });
 
   test("Chromium's own HAR of the same traffic imports as the same exchanges", async () => {
@@ -246,13 +272,13 @@ describe('recordings through the panel (Chromium)', () => {
     const held = await b.request({ type: 'agui-inspector/session', tabId });
     assert.ok(held!.exchanges.some((x) => x.url.endsWith('/agent/chat?delay=1')), 'the XHR was captured');
     assert.ok(!JSON.stringify(held).includes(PASSWORD), 'the worker never saw the password');
-    type Har = { log: { entries: { _agui: { analysis: ExchangeReport } }[]; _agui: { redaction: { groups: string[]; analysisPreserved: boolean } } } };
+    type Har = { log: { entries: { _agui: { report: ExchangeReport } }[]; _agui: { redaction: { groups: string[]; analysisPreserved: boolean } } } };
     const p = JSON.parse(plain.text) as Har;
     const r = JSON.parse(redacted.text) as Har;
     assert.equal(r.log.entries.length, 2, 'only the selected exchanges');
     assert.deepEqual(r.log._agui.redaction.groups, [...REDACTION_GROUPS]);
     assert.equal(r.log._agui.redaction.analysisPreserved, true);
-    assert.deepEqual(r.log.entries.map((e) => analysisShape(e._agui.analysis)), p.log.entries.map((e) => analysisShape(e._agui.analysis)));
+    assert.deepEqual(r.log.entries.map((e) => analysisShape(e._agui.report)), p.log.entries.map((e) => analysisShape(e._agui.report)));
     // And the redacted file analyses, when read back, as the unredacted one.
     assert.deepEqual(analyzeExchanges(readText(redacted.text, 'r.har')).map(analysisShape), analyzeExchanges(readText(plain.text, 'p.har')).map(analysisShape));
     await live.evaluate(() => {

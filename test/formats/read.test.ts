@@ -238,14 +238,13 @@ describe('HAR writing', () => {
     { source: 'd', status: 422, responseContentType: 'application/json', chunks: [{ time: 3, bytes: utf8.encode('{"detail":"bad"}') }] },
     { source: 'e', responseContentType: 'text/event-stream', chunks: [], abandoned: true },
   ];
-  const analysis = exchanges.map((x) => ({ verdict: x.source === 'd' ? 'failed' : 'completed' }));
-  const har = writeHar(exchanges, { creator: { name: 'agui-inspector', version: '0.1.0' }, protocolVersion: '1.0', analysis });
+  const har = writeHar(exchanges, { creator: { name: 'agui-inspector', version: '0.1.0' }, extension: { protocolVersion: '1.0' } });
 
   it('writes a valid HAR 1.2 document', () => {
     const { log } = JSON.parse(har);
     assert.equal(log.version, '1.2');
     assert.deepEqual(log.creator, { name: 'agui-inspector', version: '0.1.0' });
-    assert.deepEqual(log._agui, { protocolVersion: '1.0' });
+    assert.deepEqual(log._agui, { format: 'agui-inspector/har', version: 1, protocolVersion: '1.0' });
     assert.equal(log.entries.length, exchanges.length);
     const [first, second, third] = log.entries;
     assert.equal(first.startedDateTime, '2025-05-01T10:00:00.000Z');
@@ -263,7 +262,7 @@ describe('HAR writing', () => {
     assert.equal(first.response.bodySize, first.response.content.size);
     assert.deepEqual(first.cache, {});
     assert.deepEqual(first._agui.chunks.map((c: { time: number }) => c.time), [12.25, 30]);
-    assert.deepEqual(first._agui.analysis, { verdict: 'completed' });
+    assert.deepEqual(Object.keys(first._agui), ['chunks'], 'an exchange without an analysis record carries none');
     assert.equal(first._agui.abandoned, undefined);
     assert.equal(log.entries[4]._agui.abandoned, true, 'a response the page abandoned says so');
     assert.equal(second.response.content.encoding, 'base64', 'bytes that are not UTF-8 survive only as base64');

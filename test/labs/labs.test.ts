@@ -74,7 +74,7 @@ type Expectation = Record<string, ExpectedExchange[]>;
 
 interface HarEntry {
   request: { method: string; url: string; postData?: { text?: string } };
-  _agui: { analysis: { report: ExchangeReport } };
+  _agui: { report: ExchangeReport };
 }
 
 /** What the page's agent received, without what differs between two runs of the same session. */
@@ -128,7 +128,7 @@ const judgement = (r: Judged): Omit<Said, 'step' | 'request'> => ({
 });
 
 function said(entries: HarEntry[], marks: [string, number][]): Said[] {
-  return entries.map((e, i) => ({ step: stepOf(marks, i), request: `${e.request.method} ${new URL(e.request.url).pathname}`, ...judgement(e._agui.analysis.report) }));
+  return entries.map((e, i) => ({ step: stepOf(marks, i), request: `${e.request.method} ${new URL(e.request.url).pathname}`, ...judgement(e._agui.report) }));
 }
 
 /** What the expectation says the Inspector should say. */
@@ -202,7 +202,7 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
         const cli = JSON.parse(cliJson(har)) as { exchanges: Judged[] };
         assert.deepEqual(
           cli.exchanges.map(judgement),
-          entries.map((e) => judgement(e._agui.analysis.report)),
+          entries.map((e) => judgement(e._agui.report)),
           `${session.name}: the CLI and the worker agree`,
         );
         seen[session.name] = said(entries, driven.marks);
