@@ -41,7 +41,7 @@ function and(parts: string[]): string {
 const member = (v: string, key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${v}.${key}` : `${v}[${JSON.stringify(key)}]`);
 
 export interface QuickCheck {
-  /** A JavaScript function expression `(d) => boolean`, using the compiler's prelude. */
+  /** A JavaScript function expression, `(event) => boolean`, using the compiler's prelude. */
   source: string;
   /** Whether the check answers exactly as the schema does; otherwise it is false where the schema may say true. */
   exact: boolean;
@@ -52,6 +52,8 @@ export class QuickCompiler {
   private readonly shapes: Shapes;
   private readonly declarations: string[] = [];
   private readonly named = new Map<string, string>();
+  /** Each definition compiled once, as a function its references call, with whether it reads exactly. */
+  private readonly defs = new Map<string, { check: string; exact: boolean }>();
   private exact = true;
   private items = 0;
 
@@ -63,7 +65,10 @@ export class QuickCompiler {
   definition(name: string): QuickCheck | null {
     this.exact = true;
     const body = this.check('d', { $ref: `#/$defs/${name}` });
-    return body === 'false' ? null : { source: `(d) => ${body}`, exact: this.exact };
+    if (body === 'false') return null;
+    // A definition compiles to a function of its own; the check is that function.
+    const own = /^(quick\d+)\(d\)$/.exec(body)?.[1];
+    return { source: own ?? `(d) => ${body}`, exact: this.exact };
   }
 
   /** What the checks compiled so far share: patterns, enum sets, closed-object key tests and a list helper. */
@@ -122,10 +127,24 @@ export class QuickCompiler {
       }))));
     }
     if (schema.unevaluatedProperties === false) parts.push(objectOnly(this.closed(v, schema)));
-    if (schema.$ref !== undefined) parts.push(this.check(v, this.shapes.resolve(schema.$ref)));
+    if (schema.$ref !== undefined) parts.push(this.ref(v, schema.$ref));
     for (const part of schema.allOf ?? []) parts.push(this.check(v, part));
     if (schema.oneOf !== undefined) parts.push(this.union(v, schema.oneOf));
     return and(parts);
+  }
+
+  private ref(v: string, ref: string): string {
+    let def = this.defs.get(ref);
+    if (def === undefined) {
+      const outer = this.exact;
+      this.exact = true;
+      const body = this.check('v', this.shapes.resolve(ref));
+      const check = body === 'true' || body === 'false' ? body : this.declare(`ref ${ref}`, (n) => `function ${n}(v) { return ${body}; }`);
+      def = { check, exact: this.exact };
+      this.exact = outer && def.exact;
+      this.defs.set(ref, def);
+    } else if (!def.exact) this.exact = false;
+    return def.check === 'true' || def.check === 'false' ? def.check : `${def.check}(${v})`;
   }
 
   private oneOfValues(v: string, values: readonly string[]): string {
