@@ -4,12 +4,13 @@ import type { ProtocolVersion } from '../rules/types.ts';
 import * as v1_0 from './generated/v1_0.js';
 import * as v1_1 from './generated/v1_1.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
-import { Shapes, type Shape } from './shape.ts';
+import { DEFS, Shapes, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
 import type { StandaloneValidator } from './validator.ts';
 
 /*
- * The processing model's enforcement stage. A valid value costs one generated validator call.
+ * The processing model's enforcement stage. A valid event costs one quick check compiled from the
+ * schema (quick.ts), or where that cannot tell, one generated validator call; an input, the validator call.
  * Only a value that fails is walked against the schema-as-data, which decides what a consumer
  * of the version strips and collects readable errors; the stripped copy is then validated
  * again, so the verdict is always the generated validator's.
@@ -37,8 +38,6 @@ function eventTypesOf(version: ProtocolVersion): ReadonlyMap<string, EventType> 
 }
 
 const eventTypes: Record<ProtocolVersion, ReadonlyMap<string, EventType>> = { '1.0': eventTypesOf('1.0'), '1.1': eventTypesOf('1.1') };
-
-const DEFS = '#/$defs/';
 
 /** Shared by every clean result; frozen, so a caller that tried to add to it would fail loudly. */
 const NO_STRIPS = Object.freeze([]) as unknown as Strip[];

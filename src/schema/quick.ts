@@ -1,5 +1,5 @@
 import type { JsonSchema } from './protocol.ts';
-import { Shapes } from './shape.ts';
+import { DEFS, Shapes } from './shape.ts';
 
 /*
  * Quick checks, compiled at build time (scripts/gen-validators.ts) from the schema-as-data into plain
@@ -64,7 +64,7 @@ export class QuickCompiler {
   /** The quick check of a definition, or null when the compiler can say nothing quick about it. */
   definition(name: string): QuickCheck | null {
     this.exact = true;
-    const body = this.check('d', { $ref: `#/$defs/${name}` });
+    const body = this.check('d', { $ref: `${DEFS}${name}` });
     if (body === 'false') return null;
     // A definition compiles to a function of its own; the check is that function.
     const own = /^(quick\d+)\(d\)$/.exec(body)?.[1];

@@ -5,7 +5,8 @@ import type { JsonSchema } from './protocol.ts';
  * the enforcement walker (enforce.ts) at run time, and the quick checks' compiler (quick.ts) at build time.
  */
 
-const DEFS = '#/$defs/';
+/** Where a reference into the document's own definitions points. */
+export const DEFS = '#/$defs/';
 
 export interface Shape {
   /** Every property named by the schema or the parts it composes through $ref and allOf, with each part's schema for it. */
