@@ -66,8 +66,6 @@ export class SseDecoder implements StreamDecoder {
     if (this.done || chunk.length === 0) return out;
     this.compact();
     this.q.append(chunk);
-    // indexOf, not includes: V8's includes on a Uint8Array scans at half the speed, and every byte of an LF-only stream is scanned.
-    if (!this.hasCR && chunk.indexOf(CR) !== -1) this.hasCR = true;
     this.nextLF = -2;
     this.nextCR = -2;
     if (this.settleBom(false)) this.scan(time, false, out);
@@ -128,12 +126,19 @@ export class SseDecoder implements StreamDecoder {
   }
 
   private scan(time: number, final: boolean, out: WireItem[]): void {
+    // The bytes not searched yet, as text when they are ASCII (the usual case): V8 finds a character in a
+    // string several times faster than a byte in a Uint8Array, and the frames' payloads are slices of it.
+    const v = this.q.view();
+    const unsearched = Math.max(this.line, this.searched);
+    const text = asciiText(v.subarray(unsearched));
+    if (!this.hasCR) this.hasCR = text !== null ? text.includes('\r') : v.indexOf(CR, unsearched) !== -1;
     const staged: Staged[] = [];
-    this.scanLines(time, final, staged);
-    if (staged.length > 0) flush(this.q.view(), staged, out);
+    this.scanLines(time, final, staged, text, unsearched);
+    if (staged.length > 0) flush(v, staged, out, text, unsearched);
   }
 
-  private scanLines(time: number, final: boolean, out: Staged[]): void {
+  /** `text`, when not null, is the ASCII of the bytes from `base` on. */
+  private scanLines(time: number, final: boolean, out: Staged[], text: string | null, base: number): void {
     const v = this.q.view();
     const len = v.length;
     let s = this.line;
@@ -143,8 +148,9 @@ export class SseDecoder implements StreamDecoder {
       let end: number;
       let next: number;
       if (!this.hasCR) {
-        end = v.indexOf(LF, from);
+        end = text === null ? v.indexOf(LF, from) : text.indexOf('\n', from - base);
         if (end === -1) break;
+        if (text !== null) end += base;
         next = end + 1;
         // The usual frame — one data line, then its blank line — is taken whole, without the line machinery.
         if (s === this.block && next < len && v[next] === LF && isDataLine(v, s, end)) {
@@ -242,10 +248,11 @@ type Staged = WireItem | (FramePosition & { start: number; end: number });
 
 /**
  * Decodes the staged frames of one scan, in order. When the span they cover is plain ASCII — the usual
- * case — one TextDecoder call serves every frame and each payload is a slice of its text; otherwise
- * each frame is decoded alone, so invalid UTF-8 is still reported against its own frame.
+ * case — one TextDecoder call serves every frame and each payload is a slice of its text (the scan's own
+ * `text` from `base` on, when it reaches back far enough); otherwise each frame is decoded alone, so
+ * invalid UTF-8 is still reported against its own frame.
  */
-function flush(v: Uint8Array, staged: Staged[], out: WireItem[]): void {
+function flush(v: Uint8Array, staged: Staged[], out: WireItem[], text: string | null, base: number): void {
   let from = -1;
   let to = -1;
   for (const x of staged) {
@@ -253,10 +260,12 @@ function flush(v: Uint8Array, staged: Staged[], out: WireItem[]): void {
     if (from === -1) from = x.start;
     to = x.end;
   }
-  const span = from === -1 ? '' : asciiText(v.subarray(from, to));
+  const reused = text !== null && from >= base;
+  const at = reused ? base : from;
+  const span = reused ? text : from === -1 ? '' : asciiText(v.subarray(from, to));
   for (const x of staged) {
     if ('kind' in x) out.push(x);
-    else if (span !== null) jsonText(span.slice(x.start - from, x.end - from), true, x, 'SSE data', out);
+    else if (span !== null) jsonText(span.slice(x.start - at, x.end - at), true, x, 'SSE data', out);
     else jsonFrame(v.subarray(x.start, x.end), x, 'SSE data', out);
   }
 }
