@@ -28,16 +28,13 @@ function oddities(event: Record<string, unknown>): unknown[] {
   ];
 }
 
-function samples(): unknown[] {
-  const out: unknown[] = [];
-  for (const { stream } of [...corpus(), { stream: extra.events }]) {
-    for (const event of stream) {
-      out.push(event, ...mutations(event).map((m) => m.value));
-      if (typeof event === 'object' && event !== null) out.push(...oddities(event as Record<string, unknown>));
-    }
-  }
-  return out;
+/** Each document, every one-change variant of it, and the oddities. */
+function variants(documents: unknown[]): unknown[] {
+  return documents.flatMap((d) => [d, ...mutations(d).map((m) => m.value), ...(typeof d === 'object' && d !== null ? oddities(d as Record<string, unknown>) : [])]);
 }
+
+const samples = (): unknown[] => variants([...corpus(), { stream: extra.events }].flatMap((f) => f.stream));
+const inputs = (): unknown[] => variants([...corpus().map((f) => f.input), extra.input].filter((i) => i !== undefined));
 
 for (const version of ['1.1', '1.0'] as const) {
   test(`${version}: a quick check accepts only what the event's validator accepts, and exactly that where it reads the whole schema`, { skip: skipReason }, () => {
@@ -61,6 +58,16 @@ for (const version of ['1.1', '1.0'] as const) {
     // The schema uses nothing the compiler cannot read, so every check is exact.
     for (const type of eventDefinitions(version).keys()) assert.ok(exact.has(type), type);
     assert.ok(accepted > 1000 && rejected > 1000, `accepted ${accepted}, rejected ${rejected}`);
+  });
+
+  test(`${version}: the input's quick check answers exactly as the RunAgentInput validator`, { skip: skipReason }, () => {
+    assert.ok(new QuickCompiler(schemaFor(version).$defs ?? {}).definition('RunAgentInput')?.exact);
+    const answers = inputs().map((value) => {
+      const valid = generated[version].RunAgentInput(value);
+      assert.equal(generated[version].quickInput(value), valid, JSON.stringify(value));
+      return valid;
+    });
+    assert.ok(answers.some(Boolean) && answers.filter((a) => !a).length > 100, `${answers.filter(Boolean).length} valid of ${answers.length}`);
   });
 }
 
