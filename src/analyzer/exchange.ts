@@ -75,8 +75,9 @@ export class ExchangeAnalyzer {
   }
 
   push(chunk: Uint8Array, time: number): void {
-    const steps = this.pushing(chunk, time);
-    while (!steps.next().done);
+    // The loop of `pushing` without its pause per frame: a body read from a file has a hundred thousand of them.
+    if (this.ended || this.rejected) return;
+    for (let at = 0; at < chunk.length; at += SLICE) for (const item of this.decoder.push(chunk.subarray(at, at + SLICE), time)) this.item(item);
   }
 
   /**

@@ -4,11 +4,13 @@ import type { ProtocolVersion } from '../rules/types.ts';
 import * as v1_0 from './generated/v1_0.js';
 import * as v1_1 from './generated/v1_1.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
+import { DEFS, Shapes, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
 import type { StandaloneValidator } from './validator.ts';
 
 /*
- * The processing model's enforcement stage. A valid value costs one generated validator call.
+ * The processing model's enforcement stage. A valid event costs one quick check compiled from the
+ * schema (quick.ts), or where that cannot tell, one generated validator call; an input, the validator call.
  * Only a value that fails is walked against the schema-as-data, which decides what a consumer
  * of the version strips and collects readable errors; the stripped copy is then validated
  * again, so the verdict is always the generated validator's.
@@ -16,7 +18,26 @@ import type { StandaloneValidator } from './validator.ts';
 
 const compiled: Record<ProtocolVersion, typeof v1_1> = { '1.0': v1_0, '1.1': v1_1 };
 
-const DEFS = '#/$defs/';
+interface EventType {
+  definition: string;
+  validator: StandaloneValidator;
+  /** True only for an event the validator accepts; false sends it to the validator (quick.ts). */
+  quick: (event: unknown) => boolean;
+}
+
+const notQuick = (): boolean => false;
+
+/** A version's event types, looked up once per event. */
+function eventTypesOf(version: ProtocolVersion): ReadonlyMap<string, EventType> {
+  const types = new Map<string, EventType>();
+  for (const [type, definition] of eventDefinitions(version)) {
+    const validator = compiled[version].eventValidators.get(type);
+    if (validator !== undefined) types.set(type, { definition, validator, quick: compiled[version].quickChecks.get(type) ?? notQuick });
+  }
+  return types;
+}
+
+const eventTypes: Record<ProtocolVersion, ReadonlyMap<string, EventType>> = { '1.0': eventTypesOf('1.0'), '1.1': eventTypesOf('1.1') };
 
 /** Shared by every clean result; frozen, so a caller that tried to add to it would fail loudly. */
 const NO_STRIPS = Object.freeze([]) as unknown as Strip[];
@@ -74,26 +95,13 @@ function memberStrip(path: string, outcome: Extract<Outcome, { kind: 'unrecognis
   return { path, trigger, reason: 'unknown-member', definition, ...(discriminator === undefined ? {} : { discriminator }), removed };
 }
 
-interface Shape {
-  properties: Map<string, JsonSchema[]>;
-  required: Set<string>;
-  closed: boolean;
-}
-
-interface Discriminator {
-  key: string;
-  arms: Map<string, JsonSchema>;
-}
-
 /** One per version, so the derived shapes are computed once; `begin` starts a fresh judgement. */
 class Walker {
   strips: Strip[] = [];
   errors: SchemaError[] = [];
-  private readonly shapes = new WeakMap<JsonSchema, Shape>();
-  private readonly discriminators = new WeakMap<readonly JsonSchema[], Discriminator | null>();
   private readonly patterns = new Map<string, RegExp>();
 
-  constructor(private readonly defs: Readonly<Record<string, JsonSchema>>) {}
+  constructor(private readonly shapes: Shapes) {}
 
   begin(): this {
     this.strips = [];
@@ -105,7 +113,7 @@ class Walker {
     let current = value;
     if (schema.$ref !== undefined) {
       const name = schema.$ref.slice(DEFS.length);
-      const outcome = this.check(current, this.resolve(schema.$ref), pointer, name);
+      const outcome = this.check(current, this.shapes.resolve(schema.$ref), pointer, name);
       if (outcome.kind !== 'ok') return outcome;
       current = outcome.value;
     }
@@ -135,7 +143,7 @@ class Walker {
     }
     if (Array.isArray(current) && schema.items !== undefined) return this.list(current, schema, pointer, label);
     if (isObject(current) && (schema.properties !== undefined || schema.allOf !== undefined)) {
-      return this.object(current, this.shape(schema), pointer, label);
+      return this.object(current, this.shapes.shape(schema), pointer, label);
     }
     return { kind: 'ok', value: current };
   }
@@ -202,7 +210,7 @@ class Walker {
   }
 
   private union(value: unknown, arms: readonly JsonSchema[], pointer: string, label: string): Outcome {
-    const discriminator = this.discriminator(arms);
+    const discriminator = this.shapes.discriminator(arms);
     if (discriminator === null) {
       const arm = arms.find((candidate) => candidate.type !== undefined && hasType(value, candidate.type));
       if (arm === undefined) {
@@ -226,12 +234,6 @@ class Walker {
     return MALFORMED;
   }
 
-  private resolve(ref: string): JsonSchema {
-    const target = ref.startsWith(DEFS) ? this.defs[ref.slice(DEFS.length)] : undefined;
-    if (target === undefined) throw new Error(`schema reference ${ref} does not resolve`);
-    return target;
-  }
-
   private pattern(source: string): RegExp {
     let regexp = this.patterns.get(source);
     if (regexp === undefined) {
@@ -239,41 +241,6 @@ class Walker {
       this.patterns.set(source, regexp);
     }
     return regexp;
-  }
-
-  /** Properties gathered through allOf; closedness is the composing schema's own, as with unevaluatedProperties. */
-  private shape(schema: JsonSchema): Shape {
-    const cached = this.shapes.get(schema);
-    if (cached !== undefined) return cached;
-    const shape: Shape = { properties: new Map(), required: new Set(), closed: schema.unevaluatedProperties === false };
-    const gather = (part: JsonSchema): void => {
-      if (part.$ref !== undefined) gather(this.resolve(part.$ref));
-      for (const member of part.allOf ?? []) gather(member);
-      for (const [key, property] of Object.entries(part.properties ?? {})) {
-        shape.properties.set(key, [...(shape.properties.get(key) ?? []), property]);
-      }
-      for (const key of part.required ?? []) shape.required.add(key);
-    };
-    gather(schema);
-    this.shapes.set(schema, shape);
-    return shape;
-  }
-
-  /** A union is discriminated when every arm is an object requiring one key fixed to a distinct string. */
-  private discriminator(arms: readonly JsonSchema[]): Discriminator | null {
-    if (this.discriminators.has(arms)) return this.discriminators.get(arms) ?? null;
-    const shapes = arms.map((arm) => ({ arm, shape: this.shape(arm.$ref === undefined ? arm : this.resolve(arm.$ref)) }));
-    const tagOf = (shape: Shape, key: string): string | undefined =>
-      shape.required.has(key) ? shape.properties.get(key)?.find((s) => s.const !== undefined)?.const : undefined;
-    const first = shapes[0];
-    const key = first === undefined ? undefined : [...first.shape.properties.keys()].find((candidate) =>
-      shapes.every(({ shape }) => tagOf(shape, candidate) !== undefined));
-    const found = key === undefined ? null : {
-      key,
-      arms: new Map(shapes.map(({ arm, shape }) => [tagOf(shape, key) as string, arm])),
-    };
-    this.discriminators.set(arms, found);
-    return found;
   }
 }
 
@@ -290,8 +257,8 @@ function fromAjv(errors: readonly ErrorObject[] | null | undefined): SchemaError
 }
 
 const walkers: Record<ProtocolVersion, Walker> = {
-  '1.0': new Walker(schemaFor('1.0').$defs ?? {}),
-  '1.1': new Walker(schemaFor('1.1').$defs ?? {}),
+  '1.0': new Walker(new Shapes(schemaFor('1.0').$defs ?? {})),
+  '1.1': new Walker(new Shapes(schemaFor('1.1').$defs ?? {})),
 };
 
 type Judgement =
@@ -322,12 +289,11 @@ function event(value: unknown, version: ProtocolVersion): Enforcement {
   if (typeof type !== 'string') {
     return { verdict: 'fatal', errors: [{ path: '/type', message: `expected a string, received ${describe(type)}` }], stripped: [] };
   }
-  const definition = eventDefinitions(version).get(type);
-  const validator = compiled[version].eventValidators.get(type);
-  if (definition === undefined || validator === undefined) return { verdict: 'dropped', type };
-  // Nearly every event is valid: one validator call and one small object, nothing else.
-  if (validator(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
-  const judgement = judge(value, definition, validator, version);
+  const known = eventTypes[version].get(type);
+  if (known === undefined) return { verdict: 'dropped', type };
+  // Nearly every event is valid: one quick check (or, failing it, one validator call) and one small object, nothing else.
+  if (known.quick(value) || known.validator(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
+  const judgement = judge(value, known.definition, known.validator, version);
   switch (judgement.kind) {
     case 'ok': return { verdict: 'ok', value: judgement.value, stripped: judgement.stripped };
     case 'removed': return { verdict: 'dropped', type, cause: judgement.cause };
@@ -339,7 +305,10 @@ function input(value: unknown, version: ProtocolVersion): Enforcement {
   if (!isObject(value)) {
     return { verdict: 'fatal', errors: [{ path: '', message: `expected a RunAgentInput object, received ${describe(value)}` }], stripped: [] };
   }
-  const judgement = judge(value, 'RunAgentInput', compiled[version].RunAgentInput, version);
+  // A valid input is settled by its quick check: ajv's largest validator then never runs, so V8 never compiles it.
+  const judgement: Judgement = compiled[version].quickInput(value)
+    ? { kind: 'ok', value, stripped: [] }
+    : judge(value, 'RunAgentInput', compiled[version].RunAgentInput, version);
   switch (judgement.kind) {
     case 'ok': return { verdict: 'ok', value: judgement.value, stripped: judgement.stripped };
     // An input cannot be dropped the way an event is: nothing would be sent at all.
