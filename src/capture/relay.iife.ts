@@ -11,8 +11,9 @@
  *   MessagePort in the document's first HANDSHAKE message; we accept exactly one and stop its
  *   propagation, so page scripts never see that port. Later handshakes are ignored. (A page can still
  *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture);
- * - read anything the extension holds: this script sends to the worker and receives only acks and the
- *   tab's record/pause state, which it passes on to the page script as `{ recording }`.
+ * - read anything the extension holds: from the worker this script receives only acknowledgements,
+ *   whether bytes may travel unencoded, and the tab's record/pause state; to the page script it passes
+ *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
@@ -122,7 +123,7 @@ import { toBase64 } from '../base64.ts';
     msgs: CaptureMessage[];
     /** Bytes held until acknowledged. */
     size: number;
-    /** The page's staging buffers the chunks are views of, returned once the chunks are encoded. */
+    /** The page's staging buffers the chunks are views of, returned once the chunks are base64-encoded. */
     buffers: ArrayBuffer[];
     encoded: boolean;
   }
