@@ -13,7 +13,7 @@ const target: Target = process.env.TARGET === 'firefox' ? 'firefox' : 'chrome';
 function manifestFor(target: Target): ManifestV3Export {
   const base = JSON.parse(readFileSync(`${root}/manifest.json`, 'utf8')) as Record<string, unknown>;
   if (target === 'chrome') return base as unknown as ManifestV3Export;
-  const { minimum_chrome_version: _chromeOnly, background: _worker, ...rest } = base;
+  const { minimum_chrome_version: _chromeOnly, message_serialization: _firefoxClones, background: _worker, ...rest } = base;
   return {
     ...rest,
     // Firefox MV3 has no extension service workers: the same module runs as an event page.

@@ -123,7 +123,7 @@ import { toBase64 } from '../base64.ts';
     msgs: CaptureMessage[];
     /** Bytes held until acknowledged. */
     size: number;
-    /** The page's staging buffers the chunks are views of, returned once the chunks are base64-encoded. */
+    /** The page's staging buffers the chunks are views of, returned once the chunks are copied or encoded. */
     buffers: ArrayBuffer[];
     encoded: boolean;
   }
@@ -182,9 +182,9 @@ import { toBase64 } from '../base64.ts';
   }
 
   /**
-   * Base64 for a worker that only gets JSON, after which the page may reuse the staging buffers.
-   * Otherwise (Firefox) copies made in this realm: the views belong to the page's compartment, and
-   * cloning a view would clone its whole staging buffer.
+   * Base64 for a worker that only gets JSON. Otherwise (Firefox, and Chrome with structured-clone
+   * messaging) copies made in this realm: the views belong to the page's compartment, and cloning a
+   * view would clone its whole staging buffer. Either way the page may then reuse its staging buffers.
    */
   function encode(item: Item): void {
     for (const m of item.msgs) {
@@ -201,7 +201,7 @@ import { toBase64 } from '../base64.ts';
   }
 
   function giveBack(item: Item): void {
-    if (binary === false) for (const b of item.buffers) pagePort?.postMessage(b, [b]);
+    for (const b of item.buffers) pagePort?.postMessage(b, [b]);
     item.buffers = [];
   }
 

@@ -1,7 +1,7 @@
 /**
  * The private channel to the relay: a MessagePort handed over in the document's first HANDSHAKE
  * window message, which the relay takes and hides from page listeners. The relay answers on it with
- * the tab's record/pause state and, where it base64-encodes chunks (Chrome), the emptied staging buffers.
+ * the tab's record/pause state and the emptied staging buffers.
  */
 import { HANDSHAKE, type PageMessage, type RelayToPage } from '../../messages.ts';
 import type { BufferPool } from './pool.ts';
