@@ -74,11 +74,15 @@ import { toBase64 } from '../base64.ts';
     const batch = checkPageBatch(raw);
     if (!batch) return drop(null, 'rejected');
     const buffers = new Set<ArrayBuffer>();
+    let last: Item | null = null;
     for (const msg of batch) {
       if (msg?.k === 'chunk' && msg.bytes.buffer.byteLength === STAGING_BYTES) buffers.add(msg.bytes.buffer as ArrayBuffer);
       handle(msg);
+      if (outgoingSize >= ITEM_BYTES) last = ship([]) ?? last;
     }
-    ship([...buffers]);
+    // The staging buffers go back with the last item that holds views of them, once it is encoded.
+    if (outgoing.length === 0 && last) last.buffers = [...buffers];
+    else ship([...buffers]);
   }
 
   function handle(msg: PageMessage | null): void {
@@ -147,18 +151,34 @@ import { toBase64 } from '../base64.ts';
     outgoingSize += size;
   }
 
-  /** Sends what this task forwarded as one message: each message to the worker has a fixed cost on the page's thread. */
-  function ship(buffers: ArrayBuffer[]): void {
+  /**
+   * Sends what this task forwarded (up to ITEM_BYTES) as one message: each message to the worker has
+   * a fixed cost on the page's thread, so fewer is better, down to the wait that one message makes.
+   */
+  function ship(buffers: ArrayBuffer[]): Item | null {
     const item: Item = { seq: 0, msgs: outgoing, size: outgoingSize, buffers, encoded: false };
     outgoing = [];
     outgoingSize = 0;
-    if (item.msgs.length === 0) return giveBack(item);
+    if (item.msgs.length === 0) {
+      giveBack(item);
+      return null;
+    }
     item.seq = ++seq;
     unacked.push(item);
     buffered += item.size;
     if (port && welcomed) pump();
     else connect();
+    return item;
   }
+
+  /**
+   * Posting blocks the page's thread for as long as the message takes to serialise (~5 ms per MB in
+   * Chrome, by structured clone or JSON alike), and the page's next read waits behind it: items of at
+   * most ~ITEM_BYTES, sent in slices of IDLE_SLICE_MS however long the idle period, keep that wait
+   * short. (In the capture bench, 1 MB items in whole idle periods held reads back by up to 70 ms.)
+   */
+  const ITEM_BYTES = 256 * 1024;
+  const IDLE_SLICE_MS = 4;
 
   /**
    * Sends when the page is idle: posting to the worker costs the page's thread several milliseconds
@@ -171,7 +191,7 @@ import { toBase64 } from '../base64.ts';
     requestIdleCallback((deadline) => {
       pumping = false;
       if (!port || !welcomed) return;
-      const end = performance.now() + (deadline.didTimeout ? 8 : deadline.timeRemaining());
+      const end = performance.now() + (deadline.didTimeout ? 8 : Math.min(deadline.timeRemaining(), IDLE_SLICE_MS));
       for (const item of unacked) {
         if (item.seq <= sentUpTo) continue;
         if (performance.now() >= end) return pump();
