@@ -9,6 +9,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import { writeHar } from '../src/formats/har.ts';
+import { scheduler } from '../src/scheduler.ts';
 import {
   CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
   type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
@@ -57,8 +58,6 @@ const SLICE_MS = 5;
 /** Sessions with a backlog, taking turns: one tab's pathological stream does not starve another's. */
 const turns: Session[] = [];
 let ticking = false;
-/** The Prioritized Task Scheduling API (Chrome 94, Firefox 142); not in TypeScript's DOM types yet. */
-const scheduler = (globalThis as { scheduler?: { postTask(task: () => void, o: { priority: 'background' }): Promise<void> } }).scheduler;
 
 function analyse(s: Session): void {
   if (!turns.includes(s)) turns.push(s);

@@ -21,6 +21,7 @@ import {
   type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
+import { scheduler } from '../scheduler.ts';
 
 (() => {
   const doc = crypto.randomUUID();
@@ -190,15 +191,33 @@ import { toBase64 } from '../base64.ts';
     pumping = true;
     requestIdleCallback((deadline) => {
       pumping = false;
-      if (!port || !welcomed) return;
-      const end = performance.now() + (deadline.didTimeout ? 8 : Math.min(deadline.timeRemaining(), IDLE_SLICE_MS));
-      for (const item of unacked) {
-        if (item.seq <= sentUpTo) continue;
-        if (performance.now() >= end) return pump();
-        send(item);
-        sentUpTo = item.seq;
-      }
+      sendFor(deadline.didTimeout ? 8 : Math.min(deadline.timeRemaining(), IDLE_SLICE_MS));
     }, { timeout: 100 });
+  }
+
+  /**
+   * Sends for about `ms`; what remains follows in a task of background priority, which runs once
+   * nothing else waits (the page's reads first), and without waiting for the next idle period: those
+   * come far apart when the page shows nothing new, and the backlog would take seconds to reach the worker.
+   */
+  function sendFor(ms: number): void {
+    if (!port || !welcomed) return;
+    const end = performance.now() + ms;
+    for (const item of unacked) {
+      if (item.seq <= sentUpTo) continue;
+      if (performance.now() >= end) {
+        if (!scheduler) return pump();
+        if (pumping) return;
+        pumping = true;
+        void scheduler.postTask(() => {
+          pumping = false;
+          sendFor(IDLE_SLICE_MS);
+        }, { priority: 'background' });
+        return;
+      }
+      send(item);
+      sentUpTo = item.seq;
+    }
   }
 
   /**
