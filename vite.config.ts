@@ -17,7 +17,7 @@ function manifestFor(target: Target): ManifestV3Export {
   const { version } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { version: string };
   const base: Record<string, unknown> = { ...(JSON.parse(readFileSync(`${root}/manifest.json`, 'utf8')) as Record<string, unknown>), version };
   if (target === 'chrome') return base as unknown as ManifestV3Export;
-  const { minimum_chrome_version: _chromeOnly, background: _worker, ...rest } = base;
+  const { minimum_chrome_version: _chromeOnly, message_serialization: _firefoxClones, background: _worker, ...rest } = base;
   return {
     ...rest,
     // Firefox MV3 has no extension service workers: the same module runs as an event page.

@@ -9,6 +9,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import { exportSession } from '../src/recording/export.ts';
+import { scheduler } from '../src/scheduler.ts';
 import {
   CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
   type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
@@ -97,8 +98,6 @@ function touch(s: Session): void {
  * update waits about this long behind any tab's analysis (one frame of a chunk may take longer).
  */
 const SLICE_MS = 5;
-/** The Prioritized Task Scheduling API (Chrome 94, Firefox 142); not in TypeScript's DOM types yet. */
-const scheduler = (globalThis as { scheduler?: { postTask(task: () => void, o: { priority: 'background' }): Promise<void> } }).scheduler;
 
 function analyse(s: Session): void {
   if (!worker.turns.includes(s)) worker.turns.push(s);

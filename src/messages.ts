@@ -4,7 +4,8 @@
  *   page script (MAIN world) ──MessagePort──▶ relay (ISOLATED world) ──runtime Port──▶ worker ◀── extension pages
  *
  * 1. Page script → relay: batches of `PageMessage` over a private MessageChannel (see `HANDSHAKE`); the
- *    relay hands emptied staging buffers back on the same channel (see `STAGING_BYTES`).
+ *    relay answers on the same channel with the tab's record/pause state (`RelayToPage`) and the
+ *    emptied staging buffers (see `STAGING_BYTES`).
  * 2. Relay → worker: `RelayToWorker` over a runtime Port named `CAPTURE_PORT`; the worker answers `WorkerToRelay`.
  *    Every batch of capture messages carries a per-document sequence number; the worker acknowledges what it
  *    has stored, and only that: after the worker was stopped the relay reconnects and resends everything unacknowledged.
@@ -105,14 +106,15 @@ export interface DroppedMessage {
   rejected: number;
 }
 export type PageMessage = OpenMessage | ResponseMessage | ChunkMessage | EndMessage | DroppedMessage;
-/** Size of the page script's staging buffers, which the relay returns once it has encoded their bytes. */
+/** Size of the page script's staging buffers, which the relay returns once it has copied or encoded their bytes. */
 export const STAGING_BYTES = 1024 * 1024;
 
 // ── 2. relay ⇄ worker ────────────────────────────────────────────────────────
 
 /**
- * Chunk bytes travel as they are where extension messaging clones structurally (Firefox), and
- * base64-encoded where it is JSON (Chrome by default). Not as text for valid UTF-8: in Chromium 156
+ * Chunk bytes travel as they are where extension messaging clones structurally (Firefox; Chrome 148+,
+ * which the manifest's `message_serialization` opts into), and base64-encoded where it is JSON (older
+ * Chrome). Not as text for valid UTF-8: in Chromium 156
  * native `toBase64` plus the larger message cost the page's thread within ~15% of decoding and
  * escaping the quotes of JSON-in-SSE, without UTF-8 boundaries to carry between chunks.
  */

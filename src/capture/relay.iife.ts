@@ -11,8 +11,9 @@
  *   MessagePort in the document's first HANDSHAKE message; we accept exactly one and stop its
  *   propagation, so page scripts never see that port. Later handshakes are ignored. (A page can still
  *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture);
- * - read anything the extension holds: this script sends to the worker and receives only acks and the
- *   tab's record/pause state, which it passes on to the page script as `{ recording }`.
+ * - read anything the extension holds: from the worker this script receives only acknowledgements,
+ *   whether bytes may travel unencoded, and the tab's record/pause state; to the page script it passes
+ *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
@@ -20,6 +21,7 @@ import {
   type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
+import { scheduler } from '../scheduler.ts';
 
 (() => {
   const doc = crypto.randomUUID();
@@ -73,11 +75,15 @@ import { toBase64 } from '../base64.ts';
     const batch = checkPageBatch(raw);
     if (!batch) return drop(null, 'rejected');
     const buffers = new Set<ArrayBuffer>();
+    let last: Item | null = null;
     for (const msg of batch) {
       if (msg?.k === 'chunk' && msg.bytes.buffer.byteLength === STAGING_BYTES) buffers.add(msg.bytes.buffer as ArrayBuffer);
       handle(msg);
+      if (outgoingSize >= ITEM_BYTES) last = ship([]) ?? last;
     }
-    ship([...buffers]);
+    // The staging buffers go back with the last item that holds views of them, once it is encoded.
+    if (outgoing.length === 0 && last) last.buffers = [...buffers];
+    else ship([...buffers]);
   }
 
   function handle(msg: PageMessage | null): void {
@@ -122,7 +128,7 @@ import { toBase64 } from '../base64.ts';
     msgs: CaptureMessage[];
     /** Bytes held until acknowledged. */
     size: number;
-    /** The page's staging buffers the chunks are views of, returned once the chunks are encoded. */
+    /** The page's staging buffers the chunks are views of, returned once the chunks are copied or encoded. */
     buffers: ArrayBuffer[];
     encoded: boolean;
   }
@@ -146,18 +152,34 @@ import { toBase64 } from '../base64.ts';
     outgoingSize += size;
   }
 
-  /** Sends what this task forwarded as one message: each message to the worker has a fixed cost on the page's thread. */
-  function ship(buffers: ArrayBuffer[]): void {
+  /**
+   * Sends what this task forwarded (up to ITEM_BYTES) as one message: each message to the worker has
+   * a fixed cost on the page's thread, so fewer is better, down to the wait that one message makes.
+   */
+  function ship(buffers: ArrayBuffer[]): Item | null {
     const item: Item = { seq: 0, msgs: outgoing, size: outgoingSize, buffers, encoded: false };
     outgoing = [];
     outgoingSize = 0;
-    if (item.msgs.length === 0) return giveBack(item);
+    if (item.msgs.length === 0) {
+      giveBack(item);
+      return null;
+    }
     item.seq = ++seq;
     unacked.push(item);
     buffered += item.size;
     if (port && welcomed) pump();
     else connect();
+    return item;
   }
+
+  /**
+   * Posting blocks the page's thread for as long as the message takes to serialise (~5 ms per MB in
+   * Chrome, by structured clone or JSON alike), and the page's next read waits behind it: items of at
+   * most ~ITEM_BYTES, sent in slices of IDLE_SLICE_MS however long the idle period, keep that wait
+   * short. (In the capture bench, 1 MB items in whole idle periods held reads back by up to 70 ms.)
+   */
+  const ITEM_BYTES = 256 * 1024;
+  const IDLE_SLICE_MS = 4;
 
   /**
    * Sends when the page is idle: posting to the worker costs the page's thread several milliseconds
@@ -169,21 +191,39 @@ import { toBase64 } from '../base64.ts';
     pumping = true;
     requestIdleCallback((deadline) => {
       pumping = false;
-      if (!port || !welcomed) return;
-      const end = performance.now() + (deadline.didTimeout ? 8 : deadline.timeRemaining());
-      for (const item of unacked) {
-        if (item.seq <= sentUpTo) continue;
-        if (performance.now() >= end) return pump();
-        send(item);
-        sentUpTo = item.seq;
-      }
+      sendFor(deadline.didTimeout ? 8 : Math.min(deadline.timeRemaining(), IDLE_SLICE_MS));
     }, { timeout: 100 });
   }
 
   /**
-   * Base64 for a worker that only gets JSON, after which the page may reuse the staging buffers.
-   * Otherwise (Firefox) copies made in this realm: the views belong to the page's compartment, and
-   * cloning a view would clone its whole staging buffer.
+   * Sends for about `ms`; what remains follows in a task of background priority, which runs once
+   * nothing else waits (the page's reads first), and without waiting for the next idle period: those
+   * come far apart when the page shows nothing new, and the backlog would take seconds to reach the worker.
+   */
+  function sendFor(ms: number): void {
+    if (!port || !welcomed) return;
+    const end = performance.now() + ms;
+    for (const item of unacked) {
+      if (item.seq <= sentUpTo) continue;
+      if (performance.now() >= end) {
+        if (!scheduler) return pump();
+        if (pumping) return;
+        pumping = true;
+        void scheduler.postTask(() => {
+          pumping = false;
+          sendFor(IDLE_SLICE_MS);
+        }, { priority: 'background' });
+        return;
+      }
+      send(item);
+      sentUpTo = item.seq;
+    }
+  }
+
+  /**
+   * Base64 for a worker that only gets JSON. Otherwise (Firefox, and Chrome with structured-clone
+   * messaging) copies made in this realm: the views belong to the page's compartment, and cloning a
+   * view would clone its whole staging buffer. Either way the page may then reuse its staging buffers.
    */
   function encode(item: Item): void {
     for (const m of item.msgs) {
@@ -200,7 +240,7 @@ import { toBase64 } from '../base64.ts';
   }
 
   function giveBack(item: Item): void {
-    if (binary === false) for (const b of item.buffers) pagePort?.postMessage(b, [b]);
+    for (const b of item.buffers) pagePort?.postMessage(b, [b]);
     item.buffers = [];
   }
 

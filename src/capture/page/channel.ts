@@ -1,0 +1,52 @@
+/**
+ * The private channel to the relay: a MessagePort handed over in the document's first HANDSHAKE
+ * window message, which the relay takes and hides from page listeners. The relay answers on it with
+ * the tab's record/pause state and the emptied staging buffers.
+ */
+import { HANDSHAKE, type PageMessage, type RelayToPage } from '../../messages.ts';
+import type { BufferPool } from './pool.ts';
+
+export interface ChannelNatives {
+  window: { postMessage(message: unknown, targetOrigin: string, transfer: Transferable[]): void };
+  MessageChannel: typeof MessageChannel;
+  MessagePort: typeof MessagePort;
+  ArrayBuffer: ArrayBufferConstructor;
+}
+
+export interface Channel {
+  /** Posts one batch to the relay, transferring `transfer`. */
+  send(batch: PageMessage[], transfer: ArrayBuffer[]): void;
+  /** Runs `task` in a task of its own. */
+  schedule(task: () => void): void;
+}
+
+export function relayChannel(n: ChannelNatives, pool: BufferPool, setRecording: (on: boolean) => void): Channel {
+  const { apply } = Reflect;
+  const portPost = n.MessagePort.prototype.postMessage;
+  const NativeArrayBuffer = n.ArrayBuffer;
+  const channel = new n.MessageChannel();
+  const port = channel.port1;
+  n.window.postMessage({ [HANDSHAKE]: true }, '*', [channel.port2]);
+  port.onmessage = (ev: MessageEvent) => {
+    const data: unknown = ev.data;
+    if (data instanceof NativeArrayBuffer) pool.give(data);
+    else if (typeof data === 'object' && data !== null && typeof (data as Partial<RelayToPage>).recording === 'boolean') {
+      setRecording((data as RelayToPage).recording);
+    }
+  };
+  // A message to ourselves is a task that, unlike a timer, is not throttled in background tabs.
+  const tick = new n.MessageChannel();
+  let task: (() => void) | null = null;
+  tick.port1.onmessage = () => {
+    const run = task;
+    task = null;
+    run?.();
+  };
+  return {
+    send: (batch, transfer) => apply(portPost, port, [batch, transfer]),
+    schedule(next) {
+      task = next;
+      apply(portPost, tick.port2, [null]);
+    },
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The fetch wrapper. Non-AG-UI traffic is handed back untouched (the original Response object); only
+ * SSE responses get a pass-through body until their first event shows whether they are AG-UI.
+ * Recorded responses are a new Response around the tapped body, whose `headers` are no longer
+ * immutable; `url`, `redirected` and `type` answer as the original's.
+ */
+import { LIMITS, mediaType } from '../../messages.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../formats/detect.ts';
+import type { Bodies } from './body.ts';
+import type { Disguise } from './disguise.ts';
+import { NO_BODY, isAbort, type Body, type RequestInfo, type Sink, type SinkFactory } from './sink.ts';
+
+export interface FetchNatives {
+  Request: typeof Request;
+  Response: typeof Response;
+  Headers: typeof Headers;
+  ReadableStream: typeof ReadableStream;
+  ReadableStreamDefaultReader: typeof ReadableStreamDefaultReader;
+  Promise: PromiseConstructor;
+}
+
+export interface FetchDeps {
+  disguise: Pick<Disguise, 'wrap' | 'clean'>;
+  sink: SinkFactory;
+  bodies: Bodies;
+  now(): number;
+  resolveUrl(url: unknown): string;
+}
+
+/** What the native read from the page's fetch arguments (see readInit). */
+interface FetchArgs {
+  body: unknown;
+  /** The text of our branch of a streamed upload, or of a copy of the body of the page's Request. */
+  ours: Promise<string> | null;
+  method: string | undefined;
+  headers: Headers | null;
+  /** `duplex`, when read early to decide whether to tee a streamed body. */
+  duplex?: { value: unknown };
+}
+
+/** Replaces `scope.fetch` with a wrapper, and patches `n.Response.prototype` for the responses it makes. */
+export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps: FetchDeps): void {
+  const { apply, construct } = Reflect;
+  const { wrap, clean } = deps.disguise;
+  const { now, bodies, resolveUrl } = deps;
+  const getter = (proto: object, key: string): (() => unknown) => Object.getOwnPropertyDescriptor(proto, key)!.get!;
+  const NativeResponse = n.Response;
+  const NativeReadableStream = n.ReadableStream;
+  const NativeHeaders = n.Headers;
+  const NativePromise = n.Promise;
+  const promiseReject = n.Promise.reject;
+  const headersGet = n.Headers.prototype.get;
+  const getReader = n.ReadableStream.prototype.getReader;
+  const streamTee = n.ReadableStream.prototype.tee;
+  const readerRead = n.ReadableStreamDefaultReader.prototype.read;
+  const readerCancel = n.ReadableStreamDefaultReader.prototype.cancel;
+  const requestClone = n.Request.prototype.clone;
+  // Firefox's Request has no `body`.
+  const requestBody = Object.getOwnPropertyDescriptor(n.Request.prototype, 'body')?.get;
+  const requestText = n.Request.prototype.text;
+  const requestUrl = getter(n.Request.prototype, 'url');
+  const requestMethod = getter(n.Request.prototype, 'method');
+  const requestHeaders = getter(n.Request.prototype, 'headers');
+  const requestBodyUsed = getter(n.Request.prototype, 'bodyUsed');
+
+  const responseMeta = new WeakMap<Response, { url: string; redirected: boolean; type: ResponseType }>();
+
+  function track(sink: Sink, res: Response): Response {
+    const source = res.body;
+    if (source === null) {
+      sink.end('complete', undefined);
+      return res;
+    }
+    const reader = apply(getReader, source, []) as ReadableStreamDefaultReader<Uint8Array>;
+    // A byte stream with highWaterMark 0 pulls from the network only when the page reads, and
+    // still serves BYOB readers.
+    const body = new NativeReadableStream({
+      type: 'bytes',
+      pull(controller: ReadableByteStreamController) {
+        return (apply(readerRead, reader, []) as Promise<ReadableStreamReadResult<Uint8Array>>).then(
+          (r) => {
+            if (r.done) {
+              sink.end('complete', undefined);
+              controller.close();
+              // A pending BYOB read must be answered even when the stream is closing.
+              controller.byobRequest?.respond(0);
+              return;
+            }
+            if (sink.active) sink.chunk(r.value);
+            controller.enqueue(r.value as Uint8Array<ArrayBuffer>);
+          },
+          (e: unknown) => {
+            sink.end(isAbort(e) ? 'aborted' : 'error', e);
+            controller.error(e);
+          },
+        );
+      },
+      cancel(reason: unknown) {
+        sink.end('cancelled', reason);
+        return apply(readerCancel, reader, [reason]) as Promise<void>;
+      },
+    }, { highWaterMark: 0 });
+    const out = new NativeResponse(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    responseMeta.set(out, { url: res.url, redirected: res.redirected, type: res.type });
+    return out;
+  }
+
+  for (const key of ['url', 'redirected', 'type'] as const) {
+    const desc = Object.getOwnPropertyDescriptor(NativeResponse.prototype, key);
+    if (!desc?.get) continue;
+    Object.defineProperty(NativeResponse.prototype, key, {
+      ...desc,
+      get: wrap(desc.get, {
+        apply(target, self, args) {
+          const meta = responseMeta.get(self as Response);
+          return meta ? meta[key] : apply(target, self, args);
+        },
+      }),
+    });
+  }
+  NativeResponse.prototype.clone = wrap(NativeResponse.prototype.clone, {
+    apply(target, self, args) {
+      const copy = apply(target, self, args) as Response;
+      const meta = responseMeta.get(self as Response);
+      if (meta) responseMeta.set(copy, meta);
+      return copy;
+    },
+  });
+
+  /** Whether `v` is a Request, by its brand: instanceof would consult a page Proxy's traps. */
+  function isRequest(v: unknown): v is Request {
+    if (typeof v !== 'object' || v === null) return false;
+    try {
+      apply(requestUrl, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The text of a copy of the body of the page's Request, taken before the native consumes it. */
+  function copyBody(request: Request): Promise<string> | null {
+    try {
+      if (apply(requestBodyUsed, request, [])) return null;
+      const copy = apply(requestClone, request, []) as Request;
+      if (!requestBody) return apply(requestText, copy, []) as Promise<string>;
+      const stream = apply(requestBody, copy, []) as ReadableStream<Uint8Array> | null;
+      return stream === null ? null : bodies.readAll(stream);
+    } catch {
+      return null;
+    }
+  }
+
+  // Whether this browser's RequestInit has `duplex` (Chrome's does, Firefox's does not).
+  let readsDuplex = false;
+  try {
+    construct(n.Request, ['data:,', new Proxy({}, { get: (_, key) => void (readsDuplex ||= key === 'duplex') })]);
+  } catch {
+    // Nothing to learn.
+  }
+
+  /**
+   * The page's init as the native gets it: the native reads each member once, in its own order, and
+   * what we need is kept as it reads it, never read again. Values the native would convert and we
+   * need converted (method, headers, a body of no body type) are converted here, once, and handed over.
+   */
+  function readInit(init: object, request: Request | null, seen: FetchArgs): object {
+    // Over an empty target of our own: a Proxy checks each answer against its target's own
+    // property, which over the page's object would be one more thing the page could observe.
+    return new Proxy({}, {
+      get(_, key) {
+        if (key === 'duplex' && seen.duplex) return seen.duplex.value;
+        // The page's getters see `this` as the object it passed. (Reflect.get would show as a frame
+        // of its own in the page's stacks.)
+        const value: unknown = (init as Record<PropertyKey, unknown>)[key];
+        if (key === 'method') return (seen.method = value === undefined ? value : `${value as string}`);
+        if (key === 'headers' && value !== undefined) {
+          try {
+            return (seen.headers = construct(NativeHeaders, [value]) as Headers);
+          } catch {
+            // Invalid headers: the native converts them again and reports the error in its own words.
+            return value;
+          }
+        }
+        if (key !== 'body') return value;
+        if (value === undefined || value === null) {
+          if (request) seen.ours = copyBody(request);
+          return value;
+        }
+        seen.body = bodies.argument(value, false);
+        if (!(value instanceof NativeReadableStream) || !readsDuplex) return seen.body;
+        // `duplex` comes after `body`: read once now, and given to the native when it asks.
+        seen.duplex = { value: (init as { duplex?: unknown }).duplex };
+        if (seen.duplex.value !== 'half') return value;
+        // A streamed upload is read twice: one branch for the network, one for us.
+        const [theirs, ours] = apply(streamTee, value, []) as [ReadableStream<Uint8Array>, ReadableStream<Uint8Array>];
+        seen.ours = bodies.readAll(ours);
+        return theirs;
+      },
+    });
+  }
+
+  scope.fetch = wrap(scope.fetch, {
+    apply(target, self, args: unknown[]) {
+      const t = now();
+      const request = isRequest(args[0]) ? args[0] : null;
+      if (!request && args.length > 0) {
+        // Converted once, as the native would; the native gets the string.
+        try {
+          args[0] = `${args[0] as string}`;
+        } catch (e) {
+          return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
+        }
+      }
+      const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null };
+      const init = args[1];
+      if ((typeof init === 'object' && init !== null) || typeof init === 'function') args[1] = readInit(init, request, seen);
+      else if (request) seen.ours = copyBody(request);
+      const pending = apply(target, self, args) as Promise<Response>;
+      let body: Body | Promise<Body>;
+      try {
+        body = seen.ours ? bodies.fromText(seen.ours) : bodies.inspect(seen.body);
+      } catch {
+        body = NO_BODY;
+      }
+      const method = (seen.method ?? (request ? (apply(requestMethod, request, []) as string) : 'GET')).toUpperCase().slice(0, 32);
+      const headers = seen.headers ?? (request ? (apply(requestHeaders, request, []) as Headers) : null);
+      const req: RequestInfo = {
+        api: 'fetch', t, method,
+        url: request ? (apply(requestUrl, request, []) as string) : resolveUrl(args[0]),
+        contentType: () => bodies.contentType(headers, seen.body),
+      };
+      const settle = (b: Body): Promise<Response> => {
+        const sink = deps.sink(req, b);
+        if (b.agui) sink.start();
+        return pending.then(
+          (res) => {
+            const type = mediaType(apply(headersGet, res.headers, ['content-type']) as string | null);
+            if (!b.agui && type !== PROTO_MEDIA_TYPE && type !== SSE_MEDIA_TYPE) return res;
+            if (res.type === 'opaque' || res.type === 'opaqueredirect' || res.type === 'error') return res;
+            if (type === PROTO_MEDIA_TYPE) sink.start();
+            else if (!b.agui) sink.sniff();
+            sink.response({
+              status: res.status, statusText: res.statusText.slice(0, LIMITS.text),
+              contentType: (apply(headersGet, res.headers, ['content-type']) as string | null)?.slice(0, LIMITS.text) ?? null,
+              url: res.url.slice(0, LIMITS.url), redirected: res.redirected, reconstructed: false,
+            });
+            return track(sink, res);
+          },
+          (e: unknown) => {
+            sink.end(isAbort(e) ? 'aborted' : 'error', e);
+            throw clean(e);
+          },
+        );
+      };
+      return body instanceof NativePromise ? body.then(settle) : settle(body);
+    },
+  });
+}
