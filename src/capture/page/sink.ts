@@ -91,17 +91,18 @@ export function sinks({ post, stageCopy, now, recording }: SinkOptions): SinkFac
       open++;
       const later = this.body.later;
       if (!later) {
-        this.flush(this.body.text, this.body.note);
+        this.open(this.body.text, this.body.note);
         return;
       }
       this.state = 'opening';
       later().then(
-        (text) => (text.length <= LIMITS.requestBody ? this.flush(text, this.body.note) : this.flush(null, 'too-large')),
-        () => this.flush(null, 'unreadable'),
+        (text) => (text.length <= LIMITS.requestBody ? this.open(text, this.body.note) : this.open(null, 'too-large')),
+        () => this.open(null, 'unreadable'),
       );
     }
 
-    private flush(text: string | null, note: BodyNote | null): void {
+    /** Opens the exchange with its request body, then sends what waited for it. */
+    private open(text: string | null, note: BodyNote | null): void {
       this.state = 'recording';
       post({
         k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: withoutUserInfo(this.req.url),
