@@ -8,7 +8,7 @@
  * so no tab's stream, however heavy, keeps the worker from answering the others.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import { exportSession } from '../src/recording/export.ts';
+import { exportSession } from '../src/recording/index.ts';
 import { scheduler } from '../src/scheduler.ts';
 import {
   CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,

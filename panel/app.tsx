@@ -2,8 +2,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { OriginControl } from './origin.tsx';
 import { LIMITS, type SessionStats } from '../src/messages.ts';
-import type { Finding } from '../src/rules/types.ts';
-import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/types.ts';
+import type { Finding } from '../src/rules/index.ts';
+import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/index.ts';
 import { useDetail } from './detail.ts';
 import {
   durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,

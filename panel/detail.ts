@@ -5,7 +5,7 @@
  * fast stream costs one round trip at a time, not one per update.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { DetailPart, ExchangeDetail } from '../src/detail/types.ts';
+import type { DetailPart, ExchangeDetail } from '../src/detail/index.ts';
 import type { PanelExchange, SessionSource } from './model.ts';
 
 interface Entry {

@@ -4,11 +4,11 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { analysedToTheEnd, bodyOf, type CapturedExchange, type Chunk } from '../src/formats/exchange.ts';
-import { toCurl } from '../src/formats/curl.ts';
-import { toFixture } from '../src/formats/fixture.ts';
-import { readExchanges } from '../src/formats/read.ts';
-import { exportSession, type RedactionGroup } from '../src/recording/export.ts';
+import { analysedToTheEnd, bodyOf, type CapturedExchange, type Chunk } from '../src/formats/index.ts';
+import { toCurl } from '../src/formats/index.ts';
+import { toFixture } from '../src/formats/index.ts';
+import { readExchanges } from '../src/formats/index.ts';
+import { exportSession, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
 import { packEvents } from './transfer.ts';
 

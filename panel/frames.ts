@@ -2,7 +2,7 @@
  * The worker tells panels the frames it decoded as they were received; the timeline shows one decoded as
  * a consumer reads it. What the analysis made of a frame is in the exchange's detail (src/detail).
  */
-import { decodeEvent } from '../src/wire/proto-decode.ts';
+import { decodeEvent } from '../src/wire/index.ts';
 import { fromBase64 } from '../src/base64.ts';
 import type { EventView } from '../src/messages.ts';
 

@@ -5,7 +5,7 @@
  * views' questions about it, as the extension's worker does for a tab.
  */
 import type { ExchangeReading } from '../src/detail/index.ts';
-import { FormatError } from '../src/formats/read.ts';
+import { FormatError } from '../src/formats/index.ts';
 import { answerOf, copyText, exportBlob, importFile, type JobReply, type JobRequest } from './files.ts';
 
 const scope = self as unknown as {

@@ -3,8 +3,8 @@
  * is no longer shown). One more is kept started and idle, because loading the worker's code is most of
  * the wait before a dropped file's first rows.
  */
-import type { DetailPart } from '../src/detail/types.ts';
-import type { RedactionGroup } from '../src/recording/groups.ts';
+import type { DetailPart } from '../src/detail/index.ts';
+import type { RedactionGroup } from '../src/recording/index.ts';
 import type { ExchangeSet, ImportMessage, JobReply, JobRequest } from './files.ts';
 
 export interface Job {

@@ -4,12 +4,12 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { DetailPart, ExchangeDetail, ExchangeReport } from '../src/detail/types.ts';
-import type { Chunk } from '../src/formats/exchange.ts';
+import type { DetailPart, ExchangeDetail, ExchangeReport } from '../src/detail/index.ts';
+import type { Chunk } from '../src/formats/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputIn } from '../src/formats/detect.ts';
+import { runAgentInputIn } from '../src/formats/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {

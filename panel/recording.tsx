@@ -1,6 +1,6 @@
 /** Import, export and copy: the controls that move a session in and out of the panel. */
 import { useRef, useState } from 'preact/hooks';
-import { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup } from '../src/recording/groups.ts';
+import { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup } from '../src/recording/index.ts';
 import type { ImportProgress } from './files.ts';
 import { exportFileName } from './transfer.ts';
 import { copyInWorker, download, exportInWorker, writeClipboard } from './jobs.ts';

@@ -3,8 +3,8 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import type { DetailPart, ExchangeDetail } from '../src/detail/types.ts';
-import { bytesOnlyAnalysis, type CapturedExchange } from '../src/formats/exchange.ts';
+import type { DetailPart, ExchangeDetail } from '../src/detail/index.ts';
+import { bytesOnlyAnalysis, type CapturedExchange } from '../src/formats/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,

@@ -1,6 +1,6 @@
 /** Small pieces every view uses. */
 import type { ComponentChildren } from 'preact';
-import type { Finding } from '../src/rules/types.ts';
+import type { Finding } from '../src/rules/index.ts';
 import { specUrl } from './model.ts';
 
 /** JSON exactly as received: nulls kept, key order kept. */

@@ -20,11 +20,11 @@
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
-import type { EventRecord, ExchangeReport } from './analyzer/types.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail } from './detail/types.ts';
+import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/exchange.ts';
-import { REDACTION_GROUPS, type RedactionGroup } from './recording/groups.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
 export const PANEL_PORT = 'agui-inspector/panel';
@@ -50,7 +50,7 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/exchange.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 

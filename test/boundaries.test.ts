@@ -88,4 +88,21 @@ describe('architecture boundaries', () => {
     }
     assert.deepEqual(bad, []);
   });
+
+  it("each core folder's public surface is its index.ts: code outside the folder imports nothing else of it", () => {
+    const folders = CORE.filter((c) => !c.endsWith('.ts'));
+    const missing = folders.filter((c) => !files(join(ROOT, c)).some((f) => rel(f) === `${c}/index.ts`));
+    assert.deepEqual(missing, []);
+    const bad: string[] = [];
+    // Tests may reach inside a folder to test its parts; the product may not.
+    for (const f of ['src', 'background', 'panel'].flatMap((d) => files(join(ROOT, d)))) {
+      const from = rel(f);
+      for (const spec of imports(source(f)).filter((s) => s.startsWith('.'))) {
+        const target = rel(join(f, '..', spec));
+        const folder = folders.find((c) => target.startsWith(c + '/'));
+        if (folder && !from.startsWith(folder + '/') && target !== `${folder}/index.ts`) bad.push(`${from} imports ${target}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
 });

@@ -1,6 +1,6 @@
 /** Findings grouped by category; choosing one jumps to the field or event it is about. */
-import type { Finding } from '../../src/rules/types.ts';
-import type { ExchangeReport } from '../../src/detail/types.ts';
+import type { Finding } from '../../src/rules/index.ts';
+import type { ExchangeReport } from '../../src/detail/index.ts';
 import { Empty, EraBadge, Severity, SpecLink } from '../ui.tsx';
 
 export function allFindings(report: { input: { findings: Finding[] }; findings: Finding[] }): Finding[] {

@@ -1,6 +1,6 @@
 /** Identity: the input's threadId/runId/parentRunId against each run's RUN_STARTED and RUN_FINISHED. */
 import { isObject, type JsonObject } from '../../src/json.ts';
-import type { InputDetail, RunRow } from '../../src/detail/types.ts';
+import type { InputDetail, RunRow } from '../../src/detail/index.ts';
 import { Empty, SpecLink } from '../ui.tsx';
 
 type Key = 'threadId' | 'runId' | 'parentRunId';

@@ -1,7 +1,7 @@
 /** Input: every RunAgentInput field in the spec's order, with what the spec obliges and how this input fares. */
-import type { Finding } from '../../src/rules/types.ts';
+import type { Finding } from '../../src/rules/index.ts';
 import { isObject } from '../../src/json.ts';
-import type { FieldRow, InputDetail, PendingInterrupt } from '../../src/detail/types.ts';
+import type { FieldRow, InputDetail, PendingInterrupt } from '../../src/detail/index.ts';
 import { Empty, EraBadge, FindingLine, Json, presentFindings, Severity, SpecLink } from '../ui.tsx';
 import { Content } from './content.tsx';
 

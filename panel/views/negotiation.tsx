@@ -1,5 +1,5 @@
 /** Negotiation: what the consumer declared, what each RUN_STARTED declared, and what the verdict obliges. */
-import type { ExchangeReport, InputDetail, NegotiationVerdict, RunRow } from '../../src/detail/types.ts';
+import type { ExchangeReport, InputDetail, NegotiationVerdict, RunRow } from '../../src/detail/index.ts';
 import { Empty, FindingLine, SpecLink } from '../ui.tsx';
 
 const LABEL: Record<NegotiationVerdict, string> = {

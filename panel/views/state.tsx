@@ -1,6 +1,6 @@
 /** State and messages: the state after each snapshot and delta, and the conversation as the application holds it. */
 import { useState } from 'preact/hooks';
-import type { ConvMessage, InputDetail, StateRow } from '../../src/detail/types.ts';
+import type { ConvMessage, InputDetail, StateRow } from '../../src/detail/index.ts';
 import { useStateAt } from '../detail.ts';
 import type { PanelExchange, SessionSource } from '../model.ts';
 import { Content } from './content.tsx';

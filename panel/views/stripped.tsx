@@ -1,6 +1,6 @@
 /** Stripped members: every path a consumer of the judged version removes, in the input and in each event, with the value lost. */
-import type { StrippedMember } from '../../src/detail/types.ts';
-import type { ProtocolVersion } from '../../src/rules/types.ts';
+import type { StrippedMember } from '../../src/detail/index.ts';
+import type { ProtocolVersion } from '../../src/rules/index.ts';
 import { Empty, json } from '../ui.tsx';
 
 export function StrippedView({ stripped, version, onEvent }: { stripped: StrippedMember[]; version: ProtocolVersion; onEvent: (index: number) => void }) {

@@ -7,9 +7,9 @@
 import type { JSX } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { fromBase64 } from '../../src/base64.ts';
-import type { Ev, StrippedMember } from '../../src/detail/types.ts';
+import type { Ev, StrippedMember } from '../../src/detail/index.ts';
 import type { EventView } from '../../src/messages.ts';
-import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../src/rules/types.ts';
+import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../src/rules/index.ts';
 import { decodeFrame } from '../frames.ts';
 import { formatBytes, type PanelExchange } from '../model.ts';
 import { Empty, FindingLine, json } from '../ui.tsx';

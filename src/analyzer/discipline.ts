@@ -1,4 +1,4 @@
-import { defineRules, type Rule } from '../rules/types.ts';
+import { defineRules, type Rule } from '../rules/index.ts';
 import { describeOwner, ownerOf, str, type Ev } from './event.ts';
 import type { FindingSink } from './sink.ts';
 

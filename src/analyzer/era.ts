@@ -16,7 +16,7 @@
  * lifecycle, discipline, subagent and resume violation the 1.0 rules describe).
  */
 import { isObject, type JsonObject } from '../json.ts';
-import type { Finding } from '../rules/types.ts';
+import type { Finding } from '../rules/index.ts';
 
 export type Era = 'pre-1.0' | '1.x';
 

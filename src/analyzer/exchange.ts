@@ -1,11 +1,11 @@
 import { isObject } from '../json.ts';
-import type { Finding, ProtocolVersion } from '../rules/types.ts';
-import { enforce } from '../schema/enforce.ts';
-import type { Enforcement } from '../schema/types.ts';
-import { enforcementFindings, SCHEMA_RULES } from '../schema/rules.ts';
+import type { Finding, ProtocolVersion } from '../rules/index.ts';
+import { enforce } from '../schema/index.ts';
+import type { Enforcement } from '../schema/index.ts';
+import { enforcementFindings, SCHEMA_RULES } from '../schema/index.ts';
 import { createDecoder } from '../wire/index.ts';
-import { TRANSPORT_RULES } from '../wire/rules.ts';
-import type { WireItem } from '../wire/types.ts';
+import { TRANSPORT_RULES } from '../wire/index.ts';
+import type { WireItem } from '../wire/index.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
 import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls, type Era } from './era.ts';

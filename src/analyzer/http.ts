@@ -1,4 +1,4 @@
-import { defineRules } from '../rules/types.ts';
+import { defineRules } from '../rules/index.ts';
 
 /** What the exchange's HTTP envelope itself says, beyond what the wire readers judge. */
 export const HTTP_RULES = defineRules({

@@ -1,6 +1,6 @@
 /** The analyzer's public surface: what the CLI, the background worker and the panel build on. */
-import type { CapturedExchange, Chunk } from '../formats/exchange.ts';
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { CapturedExchange, Chunk } from '../formats/index.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import { ExchangeAnalyzer } from './exchange.ts';
 import { ThreadTracker } from './thread.ts';
 import type { ExchangeReport } from './types.ts';
@@ -46,3 +46,13 @@ export function analyzeExchange(
   a.end(last, x.abandoned);
   return a.report();
 }
+export { CHUNK_RULES } from './chunks.ts';
+export { DISCIPLINE_RULES } from './discipline.ts';
+export { HTTP_RULES } from './http.ts';
+export { INPUT_RULES } from './input.ts';
+export { VERSION_RULES } from './negotiation.ts';
+export { PatchTarget } from './patch.ts';
+export { IDENTITY_RULES, LIFECYCLE_RULES } from './runs.ts';
+export { STATE_RULES } from './state.ts';
+export { RESUME_RULES } from './thread.ts';
+export type { EventRecord, ExchangeReport, RunReport } from './types.ts';

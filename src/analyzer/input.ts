@@ -1,9 +1,9 @@
 import { isObject, pointer, type JsonObject } from '../json.ts';
-import { defineRules, type Finding, type ProtocolVersion } from '../rules/types.ts';
-import { enforce } from '../schema/enforce.ts';
-import { enforcementFindings } from '../schema/rules.ts';
-import type { Enforcement } from '../schema/types.ts';
-import { envelopeOf, isBareRunAgentInput } from '../formats/detect.ts';
+import { defineRules, type Finding, type ProtocolVersion } from '../rules/index.ts';
+import { enforce } from '../schema/index.ts';
+import { enforcementFindings } from '../schema/index.ts';
+import type { Enforcement } from '../schema/index.ts';
+import { envelopeOf, isBareRunAgentInput } from '../formats/index.ts';
 import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import { consumerVersionFor, KNOWN_VERSIONS, parseVersion, compareVersions } from './version.ts';

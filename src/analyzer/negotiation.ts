@@ -1,4 +1,4 @@
-import { defineRules, type ProtocolVersion } from '../rules/types.ts';
+import { defineRules, type ProtocolVersion } from '../rules/index.ts';
 import type { FindingSink } from './sink.ts';
 import type { NegotiationVerdict } from './types.ts';
 import { negotiate, parseVersion } from './version.ts';

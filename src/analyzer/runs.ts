@@ -1,5 +1,5 @@
 import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
-import { defineRules, type ProtocolVersion } from '../rules/types.ts';
+import { defineRules, type ProtocolVersion } from '../rules/index.ts';
 import { ChunkExpander } from './chunks.ts';
 import { RunDiscipline } from './discipline.ts';
 import { str, type Ev } from './event.ts';

@@ -1,4 +1,4 @@
-import { makeFinding, type Finding, type ProtocolVersion, type Rule, type Where } from '../rules/types.ts';
+import { makeFinding, type Finding, type ProtocolVersion, type Rule, type Where } from '../rules/index.ts';
 
 /** Past this many findings of one rule in one exchange, only a count is kept: memory stays bounded on hostile streams. */
 export const MAX_PER_RULE = 100;

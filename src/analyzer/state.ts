@@ -1,4 +1,4 @@
-import { defineRules } from '../rules/types.ts';
+import { defineRules } from '../rules/index.ts';
 import type { Ev } from './event.ts';
 import { PatchTarget } from './patch.ts';
 import type { FindingSink } from './sink.ts';

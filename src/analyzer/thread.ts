@@ -1,5 +1,5 @@
 import { isObject, pointer, type JsonObject } from '../json.ts';
-import { defineRules } from '../rules/types.ts';
+import { defineRules } from '../rules/index.ts';
 import type { FindingSink } from './sink.ts';
 import type { PendingInterrupt, RunReport } from './types.ts';
 

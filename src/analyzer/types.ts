@@ -1,6 +1,6 @@
-import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { Era } from './era.ts';
-import type { Transport } from '../wire/types.ts';
+import type { Transport } from '../wire/index.ts';
 
 export type NegotiationVerdict = 'same' | 'producer-newer' | 'producer-older' | 'uninterpretable' | 'undeclared';
 /** `running` only appears in a live report while the stream is still open. */

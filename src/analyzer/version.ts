@@ -1,4 +1,4 @@
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import type { NegotiationVerdict } from './types.ts';
 
 /** Versions this tool can judge as, oldest first. */

@@ -1,12 +1,12 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:buffer';
 import { analyzeExchange, analyzeExchanges } from '../analyzer/index.ts';
-import type { ExchangeReport } from '../analyzer/types.ts';
-import type { Chunk } from '../formats/exchange.ts';
-import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/read.ts';
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ExchangeReport } from '../analyzer/index.ts';
+import type { Chunk } from '../formats/index.ts';
+import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/index.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import { MEDIA_TYPES } from '../wire/index.ts';
-import type { Transport } from '../wire/types.ts';
+import type { Transport } from '../wire/index.ts';
 
 /**
  * The largest file read whole: a HAR, a fixture or one JSON event is parsed as one string, and V8 makes

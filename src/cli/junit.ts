@@ -1,4 +1,4 @@
-import type { Finding } from '../rules/types.ts';
+import type { Finding } from '../rules/index.ts';
 import { printable } from './printable.ts';
 import type { FileResult } from './report.ts';
 

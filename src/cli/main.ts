@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { FormatError } from '../formats/read.ts';
+import { FormatError } from '../formats/index.ts';
 import { ALL_RULES } from '../rules/index.ts';
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import { checkFile, MAX_DOCUMENT_BYTES, ReadFailure, reason } from './files.ts';
 import { junit } from './junit.ts';
 import { pretty } from './pretty.ts';

@@ -1,5 +1,5 @@
-import type { ExchangeReport } from '../analyzer/types.ts';
-import type { Finding } from '../rules/types.ts';
+import type { ExchangeReport } from '../analyzer/index.ts';
+import type { Finding } from '../rules/index.ts';
 import { printable as p } from './printable.ts';
 import type { FileResult } from './report.ts';
 

@@ -1,4 +1,4 @@
-import type { ExchangeReport } from '../analyzer/types.ts';
+import type { ExchangeReport } from '../analyzer/index.ts';
 
 /** What one command-line argument produced: its exchanges' reports, or why it could not be read. */
 export interface FileResult {

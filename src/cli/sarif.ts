@@ -1,7 +1,7 @@
 import { isAbsolute, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ALL_RULES } from '../rules/index.ts';
-import type { Finding } from '../rules/types.ts';
+import type { Finding } from '../rules/index.ts';
 import { TOOL } from '../meta.ts';
 import { safeJson } from './printable.ts';
 import type { FileResult } from './report.ts';

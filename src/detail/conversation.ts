@@ -3,7 +3,7 @@
  * event a consumer keeps (after enforcement and chunk expansion) applied in order.
  */
 import { isObject, type JsonObject } from '../json.ts';
-import { PatchTarget } from '../analyzer/patch.ts';
+import { PatchTarget } from '../analyzer/index.ts';
 
 export interface ToolCallView {
   id: string;

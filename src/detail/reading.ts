@@ -8,8 +8,8 @@
  */
 import { ExchangeAnalyzer, ThreadTracker, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
-import type { Finding } from '../rules/types.ts';
-import type { Enforcement } from '../schema/types.ts';
+import type { Finding } from '../rules/index.ts';
+import type { Enforcement } from '../schema/index.ts';
 import { Conversation } from './conversation.ts';
 import type { DetailPart, ExchangeDetail, FieldRow, FieldStatus, InputDetail, RunRow, StrippedMember } from './types.ts';
 

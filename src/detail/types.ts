@@ -5,7 +5,7 @@
  */
 import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from '../analyzer/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConvMessage } from './conversation.ts';
 
 export type { ConvMessage, ToolCallView } from './conversation.ts';

@@ -13,7 +13,7 @@
  *   object whose `type` is an AG-UI event type; at most PEEK_LIMIT bytes are examined.
  */
 import { isObject, type JsonObject } from '../json.ts';
-import { EVENT_TYPES } from '../schema/event-types.ts';
+import { EVENT_TYPES } from '../schema/index.ts';
 
 export const PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 export const SSE_MEDIA_TYPE = 'text/event-stream';

@@ -1,4 +1,4 @@
-import type { ExchangeReport } from '../analyzer/types.ts';
+import type { ExchangeReport } from '../analyzer/index.ts';
 
 /** How the page made a request. */
 export const APIS = ['fetch', 'xhr', 'eventsource'] as const;

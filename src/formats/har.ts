@@ -1,9 +1,9 @@
-import { SseDecoder } from '../wire/sse.ts';
+import { SseDecoder } from '../wire/index.ts';
 import { fromBase64, toBase64 } from '../base64.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
 import { transportOf } from '../wire/index.ts';
-import type { ExchangeReport, RunReport } from '../analyzer/types.ts';
-import type { Finding } from '../rules/types.ts';
+import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
+import type { Finding } from '../rules/index.ts';
 import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type CapturedExchange, type Chunk } from './exchange.ts';
 import { FormatError } from './error.ts';
 import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';

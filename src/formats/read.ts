@@ -1,6 +1,6 @@
-import { errorText } from '../wire/frame.ts';
+import { errorText } from '../wire/index.ts';
 import { detectTransport, MEDIA_TYPES } from '../wire/index.ts';
-import type { Transport } from '../wire/types.ts';
+import type { Transport } from '../wire/index.ts';
 import { FormatError } from './error.ts';
 import type { CapturedExchange } from './exchange.ts';
 import { isObject } from '../json.ts';

@@ -8,11 +8,11 @@
  * (formats/har.ts) as what was written, so exporting an imported export writes the same file again.
  */
 import { analyzeExchange, ExchangeAnalyzer, ThreadTracker } from '../analyzer/index.ts';
-import type { ExchangeReport } from '../analyzer/types.ts';
-import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../formats/exchange.ts';
-import { writeHar } from '../formats/har.ts';
+import type { ExchangeReport } from '../analyzer/index.ts';
+import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../formats/index.ts';
+import { writeHar } from '../formats/index.ts';
 import { TOOL } from '../meta.ts';
-import type { Finding, ProtocolVersion } from '../rules/types.ts';
+import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';
 
 export { DEFAULT_REDACTION, REDACTION_GROUPS, type RedactionGroup, type RedactionReport } from './redact.ts';

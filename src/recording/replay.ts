@@ -10,8 +10,8 @@
  * a bug report sees at once why the app's request is not the one that was recorded.
  */
 import type { JsonObject } from '../json.ts';
-import { runAgentInputIn } from '../formats/detect.ts';
-import type { CapturedExchange } from '../formats/exchange.ts';
+import { runAgentInputIn } from '../formats/index.ts';
+import type { CapturedExchange } from '../formats/index.ts';
 
 interface Entry {
   index: number;

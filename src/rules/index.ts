@@ -1,14 +1,14 @@
 /** Every rule the Inspector checks, gathered from beside their checkers, for listings, SARIF and docs. */
-import { CHUNK_RULES } from '../analyzer/chunks.ts';
-import { DISCIPLINE_RULES } from '../analyzer/discipline.ts';
-import { INPUT_RULES } from '../analyzer/input.ts';
-import { VERSION_RULES } from '../analyzer/negotiation.ts';
-import { IDENTITY_RULES, LIFECYCLE_RULES } from '../analyzer/runs.ts';
-import { STATE_RULES } from '../analyzer/state.ts';
-import { RESUME_RULES } from '../analyzer/thread.ts';
-import { HTTP_RULES } from '../analyzer/http.ts';
-import { SCHEMA_RULES } from '../schema/rules.ts';
-import { TRANSPORT_RULES } from '../wire/rules.ts';
+import { CHUNK_RULES } from '../analyzer/index.ts';
+import { DISCIPLINE_RULES } from '../analyzer/index.ts';
+import { INPUT_RULES } from '../analyzer/index.ts';
+import { VERSION_RULES } from '../analyzer/index.ts';
+import { IDENTITY_RULES, LIFECYCLE_RULES } from '../analyzer/index.ts';
+import { STATE_RULES } from '../analyzer/index.ts';
+import { RESUME_RULES } from '../analyzer/index.ts';
+import { HTTP_RULES } from '../analyzer/index.ts';
+import { SCHEMA_RULES } from '../schema/index.ts';
+import { TRANSPORT_RULES } from '../wire/index.ts';
 import type { Rule } from './types.ts';
 
 export const ALL_RULES: readonly Rule[] = [
@@ -28,3 +28,5 @@ export const ALL_RULES: readonly Rule[] = [
 export function ruleById(id: string): Rule | undefined {
   return ALL_RULES.find((r) => r.id === id);
 }
+export { defineRules, makeFinding } from './types.ts';
+export type { Category, Finding, ProtocolVersion, Rule, Severity, Where } from './types.ts';

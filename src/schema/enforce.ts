@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isObject, pointerToken, type JsonObject } from '../json.ts';
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import * as v1_0 from './generated/v1_0.js';
 import * as v1_1 from './generated/v1_1.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';

@@ -1,4 +1,4 @@
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 import { EVENT_TYPES } from './event-types.ts';
 
 /**

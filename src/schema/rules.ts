@@ -1,5 +1,5 @@
 import { isObject } from '../json.ts';
-import { defineRules, makeFinding, type Finding, type ProtocolVersion } from '../rules/types.ts';
+import { defineRules, makeFinding, type Finding, type ProtocolVersion } from '../rules/index.ts';
 import type { Enforcement, SchemaError, Strip } from './types.ts';
 
 const UNRECOGNISED = 'basic/processing#what-a-consumer-does-with-unrecognised-material';

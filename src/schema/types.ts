@@ -1,4 +1,4 @@
-import type { ProtocolVersion } from '../rules/types.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
 
 /** One member a consumer of the judged version removes, and why. */
 export interface Strip {

@@ -1,4 +1,4 @@
-import type { Rule } from '../rules/types.ts';
+import type { Rule } from '../rules/index.ts';
 import { TRANSPORT_RULES } from './rules.ts';
 import type { FramePosition, WireItem, WireProblem } from './types.ts';
 

@@ -147,3 +147,6 @@ class SniffingDecoder implements StreamDecoder {
     return inner;
   }
 }
+export { errorText } from './frame.ts';
+export { decodeEvent } from './proto-decode.ts';
+export { SseDecoder } from './sse.ts';

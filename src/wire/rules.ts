@@ -1,4 +1,4 @@
-import { defineRules } from '../rules/types.ts';
+import { defineRules } from '../rules/index.ts';
 
 /**
  * What a reader itself can say about the bytes. Anything a successfully read

@@ -1,4 +1,4 @@
-import type { Rule } from '../rules/types.ts';
+import type { Rule } from '../rules/index.ts';
 
 /** Where a frame sat in the response body and when it was complete. */
 export interface FramePosition {

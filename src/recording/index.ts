@@ -1,0 +1,5 @@
+/** The public surface of src/recording/: what code outside the folder may import. */
+export { exportSession } from './export.ts';
+export { DEFAULT_REDACTION, REDACTION_GROUPS } from './groups.ts';
+export type { RedactionGroup } from './groups.ts';
+export { ReplayPlan, pathOf, unmatchedBody } from './replay.ts';
