@@ -12,6 +12,16 @@ export type { Ev } from './event.ts';
 export type { StateStep } from './state.ts';
 export { PRE_1_0_READINGS, type Era } from './era.ts';
 export type * from './types.ts';
+/** Each family's rules, for the rule list and the tests. */
+export { CHUNK_RULES } from './chunks.ts';
+export { DISCIPLINE_RULES } from './discipline.ts';
+export { HTTP_RULES } from './http.ts';
+export { INPUT_RULES } from './input.ts';
+export { VERSION_RULES } from './negotiation.ts';
+export { PatchTarget } from './patch.ts';
+export { IDENTITY_RULES, LIFECYCLE_RULES } from './runs.ts';
+export { STATE_RULES } from './state.ts';
+export { RESUME_RULES } from './thread.ts';
 
 /** Analyses a recorded session in order, so resume coverage is checked across its exchanges. */
 export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVersion): ExchangeReport[] {
@@ -46,13 +56,3 @@ export function analyzeExchange(
   a.end(last, x.abandoned);
   return a.report();
 }
-export { CHUNK_RULES } from './chunks.ts';
-export { DISCIPLINE_RULES } from './discipline.ts';
-export { HTTP_RULES } from './http.ts';
-export { INPUT_RULES } from './input.ts';
-export { VERSION_RULES } from './negotiation.ts';
-export { PatchTarget } from './patch.ts';
-export { IDENTITY_RULES, LIFECYCLE_RULES } from './runs.ts';
-export { STATE_RULES } from './state.ts';
-export { RESUME_RULES } from './thread.ts';
-export type { EventRecord, ExchangeReport, RunReport } from './types.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { FormatError } from '../formats/index.ts';
-import { ALL_RULES } from '../rules/index.ts';
+import { ALL_RULES } from '../catalog/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { checkFile, MAX_DOCUMENT_BYTES, ReadFailure, reason } from './files.ts';
 import { junit } from './junit.ts';

@@ -1,6 +1,6 @@
 import { isAbsolute, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ALL_RULES } from '../rules/index.ts';
+import { ALL_RULES } from '../catalog/index.ts';
 import type { Finding } from '../rules/index.ts';
 import { TOOL } from '../meta.ts';
 import { safeJson } from './printable.ts';

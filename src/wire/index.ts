@@ -6,6 +6,9 @@ import type { StreamDecoder, Transport, WireItem } from './types.ts';
 
 export type { FramePosition, StreamDecoder, Transport, WireEvent, WireItem, WireProblem } from './types.ts';
 export { TRANSPORT_RULES } from './rules.ts';
+export { errorText } from './frame.ts';
+export { decodeEvent } from './proto-decode.ts';
+export { SseDecoder } from './sse.ts';
 
 /** The media type each transport is labelled with when a file gives none. */
 export const MEDIA_TYPES: Readonly<Record<Transport, string>> = {
@@ -147,6 +150,3 @@ class SniffingDecoder implements StreamDecoder {
     return inner;
   }
 }
-export { errorText } from './frame.ts';
-export { decodeEvent } from './proto-decode.ts';
-export { SseDecoder } from './sse.ts';

@@ -4,7 +4,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { ExchangeAnalyzer, PRE_1_0_READINGS, ThreadTracker, type ExchangeReport } from '../../src/analyzer/index.ts';
 import { MAX_PER_RULE } from '../../src/analyzer/sink.ts';
-import { ALL_RULES } from '../../src/rules/index.ts';
+import { ALL_RULES } from '../../src/catalog/index.ts';
 import { concat, prng, randomCuts, utf8 } from '../wire/helpers.ts';
 
 /*

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { ExchangeAnalyzer, ThreadTracker, type ExchangeReport } from '../../src/analyzer/index.ts';
-import { ALL_RULES } from '../../src/rules/index.ts';
+import { ALL_RULES } from '../../src/catalog/index.ts';
 import type { Finding, ProtocolVersion } from '../../src/rules/types.ts';
 import { transportOf } from '../../src/wire/index.ts';
 import { ROOT } from '../support/paths.ts';

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { run } from '../../src/cli/main.ts';
-import { ALL_RULES } from '../../src/rules/index.ts';
+import { ALL_RULES } from '../../src/catalog/index.ts';
 import { CONFORMANCE_1_1, ROOT, sharedAvailable } from '../support/paths.ts';
 import { parseXml, type XmlNode } from './xml.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pre10Reading } from '../../../src/analyzer/era.ts';
 import type { ExchangeReport } from '../../../src/analyzer/types.ts';
-import { ruleById } from '../../../src/rules/index.ts';
+import { ruleById } from '../../../src/catalog/index.ts';
 import type { Finding } from '../../../src/rules/types.ts';
 import type { Event, Scenario } from './grammar.ts';
 import { chunk, encodeSse, PROTO, runAnalyzer, SSE, type ReferenceResult } from './harness.ts';
