@@ -68,7 +68,7 @@ function Toolbar({ source, state, actions, ticked }: { source: SessionSource; st
         <label class="check"><input type="checkbox" checked={state.preserve} onChange={(e) => void source.setPreserve!(e.currentTarget.checked)} data-testid="preserve" /> Preserve across reloads</label>
       ) : null}
       <ImportButton onImport={actions.importFile} />
-      <ExportMenu source={source} exchanges={state.exchanges} chosen={ticked} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
+      <ExportMenu source={source} exchanges={state.exchanges} ticked={ticked} label={state.label} ready={state.status !== 'loading' && state.status !== 'failed'} />
       {actions.live ? <button type="button" onClick={actions.live} data-testid="back-live">Back to the inspected tab</button> : null}
       {state.status === 'live' ? <OriginControl /> : null}
       <span class="status" data-testid="status" data-status={state.status} role="status">

@@ -75,17 +75,17 @@ function keepInside(el: HTMLElement | null): void {
   if (over > 0) el.style.left = `${-Math.min(over, left - margin)}px`;
 }
 
-export function ExportMenu({ source, exchanges, chosen, label, ready }: {
+export function ExportMenu({ source, exchanges, ticked, label, ready }: {
   source: SessionSource;
   exchanges: PanelExchange[];
-  chosen: Set<string>;
+  ticked: Set<string>;
   /** The inspected page, or the file name. */
   label: string;
   ready: boolean;
 }) {
   const [redact, setRedact] = useState<Set<RedactionGroup>>(() => new Set(DEFAULT_REDACTION));
   const [note, setNote] = useState<Note>(null);
-  const picked = exchanges.filter((x) => chosen.has(x.id));
+  const tickedOnes = exchanges.filter((x) => ticked.has(x.id));
   const can = ready && source.captured !== undefined && note?.state !== 'busy';
 
   const run = async (list: PanelExchange[]): Promise<void> => {
@@ -129,8 +129,8 @@ export function ExportMenu({ source, exchanges, chosen, label, ready }: {
           <button type="button" disabled={!can || exchanges.length === 0} onClick={() => void run(exchanges)} data-testid="export-button">
             Export all ({exchanges.length}) as HAR
           </button>
-          <button type="button" disabled={!can || picked.length === 0} onClick={() => void run(picked)} data-testid="export-selected">
-            Export selected ({picked.length})
+          <button type="button" disabled={!can || tickedOnes.length === 0} onClick={() => void run(tickedOnes)} data-testid="export-selected">
+            Export selected ({tickedOnes.length})
           </button>
         </div>
         <p class="muted" data-testid="export-replay">
