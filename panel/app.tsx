@@ -352,19 +352,21 @@ function NotYet({ x, asked }: { x: PanelExchange; asked: boolean }) {
   return asked ? <p class="muted" aria-busy="true">Reading…</p> : <Empty>Not available.</Empty>;
 }
 
-/** Each view shows the parts of the source's detail it needs, asked for while it is on screen. */
+/** Each view shows the parts of the source's detail it reads, asked for while it is on screen. */
 function View(p: ViewProps) {
   const { source, x, view } = p;
   const needs = view === 'timeline' && p.filter.expand ? [...NEEDS.timeline, 'expanded' as const] : NEEDS[view];
   // As many questions as any view asks, so the hooks are the same on every render.
   const answers = [useDetail(source, x, needs[0] ?? null), useDetail(source, x, needs[1] ?? null), useDetail(source, x, needs[2] ?? null)];
   const d: Partial<ExchangeDetail> = {};
-  needs.forEach((k, i) => Object.assign(d, { [k]: answers[i] }));
-  const stripped = useMemo(() => (d.stripped ? byEvent(d.stripped) : null), [d.stripped]);
+  needs.forEach((k, i) => Object.assign(d, { [k]: answers[i] ?? undefined }));
+  const stripped = useMemo(() => byEvent(d.stripped ?? []), [d.stripped]);
   const expanded = useMemo(() => (d.expanded ? new Map(d.expanded) : null), [d.expanded]);
   const report = x.report;
-  if (!report || answers.some((a) => a === null)) return <NotYet x={x} asked={false} />;
-  if (needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
+  // The timeline lists the frames it holds at once; what the detail adds (strips, expansions) follows.
+  const waits = view !== 'timeline';
+  if (!report || (waits && answers.some((a) => a === null))) return <NotYet x={x} asked={false} />;
+  if (waits && needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {
     case 'input':
       return <InputView inp={d.input!} focusField={p.focusField} />;
@@ -377,7 +379,7 @@ function View(p: ViewProps) {
     case 'timeline':
       return (
         <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={p.filter} onFilter={p.setFilter} selected={p.event} onSelect={p.setEvent}
-          stripped={stripped!} expanded={expanded} />
+          stripped={stripped} expanded={expanded} busy={needs.some((_, i) => answers[i] === undefined)} />
       );
     case 'findings':
       return <FindingsView report={report} onPick={p.showFinding} />;

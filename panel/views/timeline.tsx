@@ -116,9 +116,11 @@ export interface TimelineProps {
   expanded: Map<number, Ev[]> | null;
   /** What a consumer strips, by frame. */
   stripped: Map<number, StrippedMember[]>;
+  /** Strips or expansions are still being asked for: the rows are shown, what they add follows. */
+  busy: boolean;
 }
 
-export function TimelineView({ x, findings, version, filter, onFilter, selected, onSelect, expanded, stripped }: TimelineProps) {
+export function TimelineView({ x, findings, version, filter, onFilter, selected, onSelect, expanded, stripped, busy }: TimelineProps) {
   const events = x.events;
   const byEvent = useMemo(() => findingsByEvent(findings), [findings]);
   const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events, events.length]);
@@ -212,7 +214,7 @@ export function TimelineView({ x, findings, version, filter, onFilter, selected,
   const set = (patch: Partial<TimelineFilter>): void => onFilter({ ...filter, ...patch });
   const sel = selected === null ? null : events[selected] ?? null;
   return (
-    <section class="timeline">
+    <section class="timeline" aria-busy={busy || undefined}>
       <div class="filters" role="search" aria-label="Filter events">
         <label>Type <select value={filter.type} onChange={(e) => set({ type: e.currentTarget.value })} data-testid="filter-type">
           <option value="">all</option>{types.map((t) => <option key={t} value={t}>{t}</option>)}

@@ -47,10 +47,13 @@ export class ExchangeReading {
   private readonly boundaries = new Map<number, JsonObject>();
   private readonly steps: { step: StateStep; type: string }[] = [];
   private readonly conversation: Conversation;
-  /** The frame whose expansion is being collected, and what it expanded to so far. */
+  /**
+   * The frame whose expansion is being collected, and what it expanded to so far: nothing is allocated
+   * until expansion adds an event of its own (most frames are handled as they came).
+   */
   private frame = -1;
-  private out: Ev[] = [];
-  private rewritten = false;
+  private own: Ev | null = null;
+  private out: Ev[] | null = null;
   private lastType = '';
 
   constructor(o: ReadingOptions) {
@@ -71,8 +74,9 @@ export class ExchangeReading {
         o.onEmit?.(ev, index, own);
         this.conversation.apply(ev, index);
         if (index !== this.frame) return;
-        this.out.push(ev);
-        if (!own) this.rewritten = true;
+        if (this.out) this.out.push(ev);
+        else if (!own) this.out = this.own ? [this.own, ev] : [ev];
+        else this.own = ev;
       },
       onState: (step) => {
         o.onState?.(step);
@@ -86,9 +90,9 @@ export class ExchangeReading {
 
   /** The frame before this one is complete: its expansion is kept when it rewrote the frame. */
   private settle(): void {
-    if (this.rewritten) this.expanded.set(this.frame, this.out);
-    if (this.out.length > 0) this.out = [];
-    this.rewritten = false;
+    if (this.out) this.expanded.set(this.frame, this.out);
+    this.out = null;
+    this.own = null;
     this.frame = -1;
   }
 
@@ -161,7 +165,7 @@ export class ExchangeReading {
   private expansions(): [number, Ev[]][] {
     const out = [...this.expanded];
     // The frame being read may have rewritten itself already.
-    if (this.rewritten) out.push([this.frame, this.out.slice()]);
+    if (this.out) out.push([this.frame, this.out.slice()]);
     return out;
   }
 
