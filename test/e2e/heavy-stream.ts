@@ -3,14 +3,17 @@
  * by the e2e test (test/e2e/worker-responsive.test.ts) and `npm run bench` (bench/worker.ts).
  *
  * The answer is the one issue #10 describes: a ~450 KB STATE_SNAPSHOT followed by single-op
- * STATE_DELTAs on it. Each delta costs the analyzer ~5 ms while patch.ts copies the snapshot's
- * top-level object per operation, so one 64 KB read holds seconds of analysis. Should deltas become
- * cheap, the count must grow (or other heavy frames join) for the measurement to mean something.
+ * STATE_DELTAs on it. A delta once cost the analyzer ~5 ms (patch.ts copied the snapshot per
+ * operation); now that it costs its own size, `DELTAS` of them keep the worker busy long enough for
+ * tens of round trips to be measured while it analyses.
  */
 import { createServer, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
 import type { SessionSummary } from '../../src/messages.ts';
 import type { ChromiumBrowser } from './browsers.ts';
+
+/** Deltas in the answer the test and the bench stream. */
+export const DELTAS = 40_000;
 
 const SNAPSHOT_KEYS = 6000;
 const IDS = { threadId: 'thread-heavy', runId: 'run-heavy' };
@@ -77,6 +80,16 @@ export function readHeavy(page: Page): Promise<number> {
  * panel's calls are), until the summary of `tabId` holds `events` events; resolves to each request's
  * round-trip time in milliseconds. A request that starts the stopped worker counts too.
  */
+/**
+ * The first answer of a stopped worker: Chrome starts it, it loads its code and opens its store before it
+ * answers anything. That wait is start-up, not analysis, and is measured apart from `workerResponseTimes`.
+ */
+export async function firstAnswer(b: ChromiumBrowser): Promise<number> {
+  const t0 = performance.now();
+  await b.request({ type: 'agui-inspector/sessions' });
+  return performance.now() - t0;
+}
+
 export async function workerResponseTimes(b: ChromiumBrowser, tabId: number, events: number, gapMs = 10, timeoutMs = 120_000): Promise<number[]> {
   const page = await b.apiPage();
   return page.evaluate(async ({ tabId, events, gapMs, timeoutMs }) => {
