@@ -350,8 +350,7 @@ export class Session {
     const reading = this.byKey.get(id)?.reading;
     if (!reading) return null;
     try {
-      const state = reading.stateAt(step);
-      return state === undefined ? null : { state };
+      return reading.stateAt(step);
     } catch {
       return null;
     }

@@ -4,10 +4,7 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { analysedToTheEnd, bodyOf, type CapturedExchange, type Chunk } from '../src/formats/index.ts';
-import { toCurl } from '../src/formats/index.ts';
-import { toFixture } from '../src/formats/index.ts';
-import { readExchanges } from '../src/formats/index.ts';
+import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk, toCurl, toFixture, readExchanges } from '../src/formats/index.ts';
 import { exportSession, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
 import { packEvents } from './transfer.ts';
@@ -107,14 +104,13 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   const readings: (ExchangeReading | null)[] = [];
   for (const [index, x] of exchanges.entries()) {
     const { chunks: _held, ...meta } = x;
-    const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
     let events: EventView[] = [];
     let reading: ExchangeReading | null = null;
     let analysisError: string | null = null;
     try {
       reading = session.read({
         source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status,
-        sentAt: Number.isNaN(started) ? undefined : started,
+        sentAt: sentAtOf(x),
         onEvent: (r) => void events.push(eventView(r)),
       });
     } catch (e) {
@@ -160,9 +156,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
 export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' }>): unknown {
   const reading = readings[q.index];
   if (!reading) return null;
-  if (q.type === 'detail') return reading.part(q.part);
-  const state = reading.stateAt(q.step);
-  return state === undefined ? null : { state };
+  return q.type === 'detail' ? reading.part(q.part) : reading.stateAt(q.step);
 }
 
 /** Analysed between checks for a batch to post, so a single large chunk still reports progress. */

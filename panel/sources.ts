@@ -4,7 +4,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { DetailPart, ExchangeDetail } from '../src/detail/index.ts';
-import { bytesOnlyAnalysis, type CapturedExchange } from '../src/formats/index.ts';
+import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/formats/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -231,11 +231,10 @@ export class FileSource implements SessionSource {
         break;
       case 'exchange': {
         const c = m.meta;
-        const started = c.startedDateTime ? Date.parse(c.startedDateTime) : NaN;
         this.metas[m.index] = c;
         this.order[m.index] = {
           id: `file:${m.index}`, url: c.url ?? c.source, method: c.method ?? 'POST',
-          startedAt: Number.isNaN(started) ? null : started, endedAt: null, outcome: 'pending', error: null,
+          startedAt: sentAtOf(c) ?? null, endedAt: null, outcome: 'pending', error: null,
           status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null,
           // A recording of the Inspector's says how its capture went.
           requestNote: c.analysis?.requestBodyNote ?? null, capped: c.analysis?.capped ?? false,

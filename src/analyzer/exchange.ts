@@ -1,10 +1,8 @@
 import { isObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
-import { enforce } from '../schema/index.ts';
+import { enforce, enforcementFindings, SCHEMA_RULES } from '../schema/index.ts';
 import type { Enforcement } from '../schema/index.ts';
-import { enforcementFindings, SCHEMA_RULES } from '../schema/index.ts';
-import { createDecoder } from '../wire/index.ts';
-import { TRANSPORT_RULES } from '../wire/index.ts';
+import { createDecoder, TRANSPORT_RULES } from '../wire/index.ts';
 import type { WireItem } from '../wire/index.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';

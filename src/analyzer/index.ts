@@ -1,5 +1,5 @@
 /** The analyzer's public surface: what the CLI, the background worker and the panel build on. */
-import type { CapturedExchange, Chunk } from '../formats/index.ts';
+import { sentAtOf, type CapturedExchange, type Chunk } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { ExchangeAnalyzer } from './exchange.ts';
 import { ThreadTracker } from './thread.ts';
@@ -32,13 +32,13 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 /**
  * Analyses one exchange whose body is `chunks`, consumed as they come: a body read from disk chunk by
  * chunk is never held whole, so its size is bounded by the analyzer's memory, not by the file's.
+ * `end: false` leaves the body unended, as a source that stopped its analysis at a hole did.
  */
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker } = {},
+  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean } = {},
 ): ExchangeReport {
-  const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
   const a = new ExchangeAnalyzer({
     source: x.source,
     requestBody: x.requestBody,
@@ -46,13 +46,13 @@ export function analyzeExchange(
     status: x.status,
     as: o.as,
     thread: o.thread,
-    sentAt: Number.isNaN(started) ? undefined : started,
+    sentAt: sentAtOf(x),
   });
   let last = 0;
   for (const c of chunks) {
     a.push(c.bytes, c.time);
     last = c.time;
   }
-  a.end(last, x.abandoned);
+  if (o.end !== false) a.end(last, x.abandoned);
   return a.report();
 }

@@ -1,7 +1,6 @@
 import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules, type Finding, type ProtocolVersion } from '../rules/index.ts';
-import { enforce } from '../schema/index.ts';
-import { enforcementFindings } from '../schema/index.ts';
+import { enforce, enforcementFindings } from '../schema/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { envelopeOf, isBareRunAgentInput } from '../formats/index.ts';
 import { VERSION_RULES } from './negotiation.ts';

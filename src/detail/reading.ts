@@ -11,7 +11,7 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { Conversation } from './conversation.ts';
-import type { DetailPart, ExchangeDetail, FieldRow, FieldStatus, InputDetail, RunRow, StrippedMember } from './types.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
   /**
@@ -117,12 +117,10 @@ export class ExchangeReading {
     return this.parts[k](report) as ExchangeDetail[K];
   }
 
+  /** Every part at once (tests, and a reader that wants it all). */
   detail(): ExchangeDetail {
     const report = this.report();
-    return {
-      report, input: this.inputDetail(report), runs: this.runs(report), stripped: this.stripped.slice(),
-      expanded: this.expansions(), states: this.states(), conversation: this.messages(),
-    };
+    return Object.fromEntries(DETAIL_PARTS.map((k) => [k, this.parts[k](report)])) as unknown as ExchangeDetail;
   }
 
   private readonly parts: { [K in DetailPart]: (r: ExchangeReport) => ExchangeDetail[K] } = {
@@ -135,9 +133,10 @@ export class ExchangeReading {
     conversation: () => this.messages(),
   };
 
-  /** The state after state step `n` (an index into the `states` part); undefined when there is no such step. */
-  stateAt(n: number): unknown {
-    return this.steps[n]?.step.state;
+  /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
+  stateAt(n: number): { state: unknown } | null {
+    const step = this.steps[n];
+    return step ? { state: step.step.state } : null;
   }
 
   private inputDetail(report: ExchangeReport): InputDetail {

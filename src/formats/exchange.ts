@@ -82,6 +82,12 @@ export function analysedToTheEnd(a: AnalysisRecord | undefined): boolean {
   return !a || (!a.capped && a.outcome !== 'pending');
 }
 
+/** When the request was sent, ms since epoch; undefined when the reader does not know or cannot read the date. */
+export function sentAtOf(x: Pick<CapturedExchange, 'startedDateTime'>): number | undefined {
+  const t = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
+  return Number.isNaN(t) ? undefined : t;
+}
+
 /** The record of an analysis made from an exchange's bytes alone, by a reader that knows nothing of how it was captured. */
 export function bytesOnlyAnalysis(report: ExchangeReport | null, analysisError: string | null): AnalysisRecord {
   return { tabId: null, api: null, outcome: null, error: null, capped: false, reconstructed: false, requestBodyNote: null, report, analysisError };

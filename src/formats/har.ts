@@ -1,7 +1,6 @@
-import { SseDecoder } from '../wire/index.ts';
+import { SseDecoder, transportOf } from '../wire/index.ts';
 import { fromBase64, toBase64 } from '../base64.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
-import { transportOf } from '../wire/index.ts';
 import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
 import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type CapturedExchange, type Chunk } from './exchange.ts';

@@ -1,5 +1,4 @@
-import { errorText } from '../wire/index.ts';
-import { detectTransport, MEDIA_TYPES } from '../wire/index.ts';
+import { errorText, detectTransport, MEDIA_TYPES } from '../wire/index.ts';
 import type { Transport } from '../wire/index.ts';
 import { FormatError } from './error.ts';
 import type { CapturedExchange } from './exchange.ts';

@@ -7,10 +7,9 @@
  * bytes. Nothing in the file comes from the moment of writing, and what it holds reads back
  * (formats/har.ts) as what was written, so exporting an imported export writes the same file again.
  */
-import { analyzeExchange, ExchangeAnalyzer, ThreadTracker } from '../analyzer/index.ts';
+import { analyzeExchange, ThreadTracker } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
-import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../formats/index.ts';
-import { writeHar } from '../formats/index.ts';
+import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange, writeHar } from '../formats/index.ts';
 import { TOOL } from '../meta.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';
@@ -57,14 +56,7 @@ export function analysisShape(r: ExchangeReport): unknown {
 
 /** Analyses an exchange as its source did (`analysedToTheEnd`). */
 function analyseAsSource(x: CapturedExchange, a: AnalysisRecord, source: string, thread: ThreadTracker, as?: ProtocolVersion): ExchangeReport {
-  if (analysedToTheEnd(a)) return analyzeExchange({ ...x, source }, x.chunks, { as, thread });
-  const started = x.startedDateTime ? Date.parse(x.startedDateTime) : NaN;
-  const analyzer = new ExchangeAnalyzer({
-    source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, as, thread,
-    sentAt: Number.isNaN(started) ? undefined : started,
-  });
-  for (const c of x.chunks) analyzer.push(c.bytes, c.time);
-  return analyzer.report();
+  return analyzeExchange({ ...x, source }, x.chunks, { as, thread, end: analysedToTheEnd(a) });
 }
 
 /** The analysis an exchange carries, or one made here from its bytes for an exchange whose source made none. */

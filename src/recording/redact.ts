@@ -50,11 +50,10 @@
  */
 import { encode } from '@ag-ui/proto';
 import { bodyOf, type CapturedExchange, type Chunk } from '../formats/index.ts';
-import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem } from '../wire/index.ts';
+import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem, decodeEvent } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
 import { concatBytes } from '../bytes.ts';
-import { decodeEvent } from '../wire/index.ts';
 
 import { REDACTION_GROUPS, type RedactionGroup } from './groups.ts';
 

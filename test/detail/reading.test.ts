@@ -45,7 +45,7 @@ const SSE_EVENTS = [
 test('one reading keeps what the views show: expansion, failed patch, conversation, strips', () => {
   const { reading, views, detail } = read(input, SSE_EVENTS);
   assert.deepEqual(detail.states, [{ event: 3, type: 'STATE_DELTA', failed: false }, { event: 4, type: 'STATE_DELTA', failed: true }]);
-  assert.deepEqual([reading.stateAt(0), reading.stateAt(1), reading.stateAt(2)], [{ n: 2 }, { n: 2 }, undefined]);
+  assert.deepEqual([reading.stateAt(0), reading.stateAt(1), reading.stateAt(2)], [{ state: { n: 2 } }, { state: { n: 2 } }, null]);
   assert.deepEqual(detail.conversation.map((m) => [m.role, m.content]), [['user', 'hi'], ['assistant', 'Hello']]);
   const expanded = new Map(detail.expanded);
   assert.deepEqual(expanded.get(1)?.map((e) => e.type), ['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT']);
