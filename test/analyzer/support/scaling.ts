@@ -44,6 +44,20 @@ const keyed = (n: number): Record<string, string> => Object.fromEntries(range(n)
 /** Text deltas of a typical model token run. */
 const DELTA = 'a few words of streamed text, ';
 
+/** n runs on one stream, each one message long, the last the requested one; `declared` goes on the input and every RUN_STARTED. */
+function runsOnOneStream(n: number, declared: { protocolVersion?: string }): Shape {
+  return {
+    input: { threadId: THREAD, runId: `run-${n - 1}`, ...declared, messages: [], state: {} },
+    events: range(n).flatMap((i): Event[] => [
+      { type: 'RUN_STARTED', threadId: THREAD, runId: `run-${i}`, ...declared },
+      { type: 'TEXT_MESSAGE_START', messageId: `msg-${i}`, role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: `msg-${i}`, delta: DELTA },
+      { type: 'TEXT_MESSAGE_END', messageId: `msg-${i}` },
+      { type: 'RUN_FINISHED', threadId: THREAD, runId: `run-${i}` },
+    ]),
+  };
+}
+
 export const FAMILIES: Family[] = [
   {
     // The issue's first stream: a large shared state, then one small change at a time.
@@ -117,31 +131,13 @@ export const FAMILIES: Family[] = [
   {
     name: 'runs: n runs on one stream',
     n: 5_000,
-    make: (n) => ({
-      input: { threadId: THREAD, runId: `run-${n - 1}`, protocolVersion: '1.0', messages: [], state: {} },
-      events: range(n).flatMap((i): Event[] => [
-        { type: 'RUN_STARTED', threadId: THREAD, runId: `run-${i}`, protocolVersion: '1.0' },
-        { type: 'TEXT_MESSAGE_START', messageId: `msg-${i}`, role: 'assistant' },
-        { type: 'TEXT_MESSAGE_CONTENT', messageId: `msg-${i}`, delta: DELTA },
-        { type: 'TEXT_MESSAGE_END', messageId: `msg-${i}` },
-        { type: 'RUN_FINISHED', threadId: THREAD, runId: `run-${i}` },
-      ]),
-    }),
+    make: (n) => runsOnOneStream(n, { protocolVersion: '1.0' }),
   },
   {
     // Nobody declares a version, so every event asks whether the exchange can still be pre-1.0.
     name: 'runs: n pre-1.0 runs on one stream',
     n: 5_000,
-    make: (n) => ({
-      input: { threadId: THREAD, runId: `run-${n - 1}`, messages: [], state: {} },
-      events: range(n).flatMap((i): Event[] => [
-        { type: 'RUN_STARTED', threadId: THREAD, runId: `run-${i}` },
-        { type: 'TEXT_MESSAGE_START', messageId: `msg-${i}`, role: 'assistant' },
-        { type: 'TEXT_MESSAGE_CONTENT', messageId: `msg-${i}`, delta: DELTA },
-        { type: 'TEXT_MESSAGE_END', messageId: `msg-${i}` },
-        { type: 'RUN_FINISHED', threadId: THREAD, runId: `run-${i}` },
-      ]),
-    }),
+    make: (n) => runsOnOneStream(n, {}),
   },
   {
     name: 'open: n messages open at once',
