@@ -72,6 +72,7 @@ export class ExchangeAnalyzer {
     }
   }
 
+  /** Keeps nothing of `chunk` (the decoders copy what they hold), so a reader may reuse its buffer. */
   push(chunk: Uint8Array, time: number): void {
     // The loop of `pushing` without its pause per frame: a body read from a file has a hundred thousand of them.
     if (this.ended || this.rejected) return;

@@ -114,7 +114,8 @@ class SniffingDecoder implements StreamDecoder {
   push(chunk: Uint8Array, time: number): WireItem[] {
     if (this.inner) return this.inner.push(chunk, time);
     if (chunk.length === 0) return [];
-    this.held.push({ chunk, time });
+    // Held past this call, so copied (StreamDecoder.push); only until a few bytes tell the transport.
+    this.held.push({ chunk: chunk.slice(), time });
     this.heldBytes += chunk.length;
     const joined = this.joined();
     const i = firstSignificant(joined);

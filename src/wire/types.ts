@@ -34,6 +34,7 @@ export type WireItem = WireEvent | WireProblem;
 /** Incremental reader over arbitrary chunk boundaries. Never throws on any input. */
 export interface StreamDecoder {
   readonly transport: Transport;
+  /** Copies what it keeps of `chunk`: a caller may reuse the chunk's buffer once this returns. */
   push(chunk: Uint8Array, time: number): WireItem[];
   /** The body ended; flushes or reports whatever is incomplete. */
   end(time: number): WireItem[];
