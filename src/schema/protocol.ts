@@ -260,16 +260,19 @@ function buildDocument(version: ProtocolVersion): JsonSchema {
   };
 }
 
-const documents: Record<ProtocolVersion, JsonSchema> = { '1.0': buildDocument('1.0'), '1.1': buildDocument('1.1') };
+/** Built when a version is first asked for: a process that judges only 1.0 never builds 1.1's. */
+const documents: Partial<Record<ProtocolVersion, JsonSchema>> = {};
 
 /** The schema document for a version. Shared and read-only: callers must not mutate it. */
 export function schemaFor(version: ProtocolVersion): JsonSchema {
-  return documents[version];
+  return (documents[version] ??= buildDocument(version));
 }
+
+const eventDefNames: Partial<Record<ProtocolVersion, ReadonlyMap<string, string>>> = {};
 
 /** Every event type a version describes, mapped to the name of its definition; read off the Event union. */
 export function eventDefinitions(version: ProtocolVersion): ReadonlyMap<string, string> {
-  return eventDefNames[version];
+  return (eventDefNames[version] ??= readEventDefinitions(schemaFor(version)));
 }
 
 function readEventDefinitions(doc: JsonSchema): ReadonlyMap<string, string> {
@@ -281,8 +284,3 @@ function readEventDefinitions(doc: JsonSchema): ReadonlyMap<string, string> {
   }
   return names;
 }
-
-const eventDefNames: Record<ProtocolVersion, ReadonlyMap<string, string>> = {
-  '1.0': readEventDefinitions(documents['1.0']),
-  '1.1': readEventDefinitions(documents['1.1']),
-};

@@ -232,17 +232,12 @@ function compile(): Map<string, Msg> {
   return msgs;
 }
 
-const MSGS = compile();
-const msg = (name: string): Msg => MSGS.get(name)!;
-const VALUE = msg('Value');
-const FIELDS_ENTRY = msg('FieldsEntry');
-
 /** The envelope itself: 31 arms, each a singular message; no oneof clearing (its check rejects mixed arms first). */
-const ENVELOPE: Msg = (() => {
+function envelopeOf(msgs: Map<string, Msg>): Msg {
   const m: Msg = { name: 'Event', fields: [], byNo: [], singular: 0, scan: [], merge: [], arms: 0, armWireTypes: [], initial: [], repeated: [] };
   ARMS.forEach(([, name], i) => {
     const no = i + 1;
-    const type = msg(name);
+    const type = msgs.get(name)!;
     const f: Field = { name, no, index: i, kind: K.Message, type, repeated: false, initial: undefined, tag: (no << 3) | 2 };
     m.fields.push(f);
     m.byNo[no] = f;
@@ -251,7 +246,28 @@ const ENVELOPE: Msg = (() => {
     m.scan[no] = m.merge[no] = type;
   });
   return m;
-})();
+}
+
+interface Codec {
+  msgs: Map<string, Msg>;
+  envelope: Msg;
+  value: Msg;
+  fieldsEntry: Msg;
+  message: Msg;
+  runAgentInput: Msg;
+}
+
+let compiled: Codec | null = null;
+
+/** The message tables, compiled by the first protobuf frame: a process reading only SSE never builds them. */
+function codec(): Codec {
+  if (compiled !== null) return compiled;
+  const msgs = compile();
+  const get = (name: string): Msg => msgs.get(name)!;
+  return (compiled = { msgs, envelope: envelopeOf(msgs), value: get('Value'), fieldsEntry: get('FieldsEntry'), message: get('Message'), runAgentInput: get('RunAgentInput') });
+}
+
+const msg = (name: string): Msg => codec().msgs.get(name)!;
 const ENVELOPE_TAG_MAX = ARMS.length;
 
 // ---------------------------------------------------------------------------------------------
@@ -679,7 +695,7 @@ function readValue(r: Reader, f: Field): unknown {
 
 /** google.protobuf.Value, unwrapped as ts-proto unwraps it: the first set arm in its order, null last. */
 function readValueMessage(r: Reader, end: number): unknown {
-  const s = readSlots(r, VALUE, end);
+  const s = readSlots(r, codec().value, end);
   if (s[2] !== undefined) return s[2];
   if (s[1] !== undefined) return s[1];
   if (s[3] !== undefined) return s[3];
@@ -694,7 +710,7 @@ function readStruct(r: Reader, end: number): Record<string, unknown> {
   while (r.pos < end) {
     const tag = r.uint32();
     if (tag === 10) {
-      const entry = readSlots(r, FIELDS_ENTRY, r.uint32() + r.pos);
+      const entry = readSlots(r, codec().fieldsEntry, r.uint32() + r.pos);
       const key = entry[0] as string;
       // ts-proto assigns into a plain object, where `__proto__` sets the prototype instead of a key, and copies own keys only.
       if (entry[1] !== undefined && key !== '__proto__') out[key] = entry[1];
@@ -780,7 +796,6 @@ function contentParts(parts: Slots[]): Obj[] {
   return out;
 }
 
-const MESSAGE = msg('Message');
 const KNOWN_ROLES = new Set(['developer', 'system', 'assistant', 'user', 'tool', 'activity', 'reasoning']);
 const PARTS_ROLES = new Set(['user', 'tool']);
 
@@ -803,7 +818,7 @@ function message(s: Slots): Obj {
     if (usesParts && content !== undefined && parts.length > 0) throw new Error('Invalid event: message carries both string content and content parts');
   }
   const out: Obj = {};
-  MESSAGE.fields.forEach((f, i) => {
+  codec().message.fields.forEach((f, i) => {
     if (f.name === 'contentParts' || f.name === 'activityContent') return;
     let v = s[i];
     if (f.name === 'content') {
@@ -819,11 +834,9 @@ function message(s: Slots): Obj {
   return out;
 }
 
-const RUN_AGENT_INPUT = msg('RunAgentInput');
-
 /** fromWireRunAgentInput: the echo's keys in the order @ag-ui/proto writes them. */
 function runAgentInput(s: Slots): Obj {
-  const get = (name: string): unknown => slot(RUN_AGENT_INPUT, s, name);
+  const get = (name: string): unknown => slot(codec().runAgentInput, s, name);
   const out: Obj = {};
   for (const name of ['threadId', 'runId', 'protocolVersion', 'parentRunId', 'state']) if (get(name) !== undefined) out[name] = get(name);
   out.messages = (get('messages') as Slots[]).map(message);
@@ -925,9 +938,10 @@ const frameReader = new Reader(new Uint8Array(0));
 export function decodeEvent(data: Uint8Array): Obj {
   let bytes = data;
   const reader = frameReader.reset(data);
-  if (!canonical(reader, data.length, ENVELOPE, true)) {
-    scanMessage(data, ENVELOPE, true);
-    if (mergeNeeded(data, ENVELOPE)) bytes = mergeFields(data, ENVELOPE);
+  const { envelope, message: messageType, runAgentInput: inputType } = codec();
+  if (!canonical(reader, data.length, envelope, true)) {
+    scanMessage(data, envelope, true);
+    if (mergeNeeded(data, envelope)) bytes = mergeFields(data, envelope);
   }
   const r = bytes === data ? reader : new Reader(bytes);
   r.pos = 0;
@@ -938,7 +952,7 @@ export function decodeEvent(data: Uint8Array): Obj {
   while (r.pos < r.len) {
     const tag = r.uint32();
     const no = tag >>> 3;
-    const f = ENVELOPE.byNo[no];
+    const f = envelope.byNo[no];
     if (f !== undefined && f.tag === tag) {
       if (index !== -1 && index !== f.index) mixed = true;
       index = f.index;
@@ -954,7 +968,7 @@ export function decodeEvent(data: Uint8Array): Obj {
     throw new Error(INVALID);
   }
   const type = ARMS[index]![0];
-  const m = ENVELOPE.fields[index]!.type!;
+  const m = envelope.fields[index]!.type!;
   const base = s[0] as Slots | undefined;
   if (!base) throw new Error(INVALID);
   const declared = base[0] === -1 ? 'UNRECOGNIZED' : EVENT_TYPE_NUMBERS[base[0] as number];
@@ -973,8 +987,8 @@ export function decodeEvent(data: Uint8Array): Obj {
     }
     if (v === undefined) continue;
     if (f.type !== null) {
-      if (f.type === MESSAGE) v = (v as Slots[]).map(message);
-      else if (f.type === RUN_AGENT_INPUT) v = runAgentInput(v as Slots);
+      if (f.type === messageType) v = (v as Slots[]).map(message);
+      else if (f.type === inputType) v = runAgentInput(v as Slots);
       else if (f.name === 'delta' || f.name === 'patch') v = (v as Slots[]).map(patchOp);
       else v = f.repeated ? (v as Slots[]).map((x) => toObject(f.type!, x)) : toObject(f.type, v as Slots);
     }
