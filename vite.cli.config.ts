@@ -1,4 +1,31 @@
-import { defineConfig } from 'vite';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+
+const src = (file: string): string => fileURLToPath(new URL(`src/${file}`, import.meta.url));
+
+/**
+ * A version's ajv validators are loaded when a value first fails its quick check, not with the tool:
+ * src/cli/validators.ts stands in for src/schema/validators.ts, and the CommonJS validators it requires
+ * are written where it looks for them (dist/cli/schema/generated, as src/schema/generated is to src/cli).
+ */
+function validatorsOnDemand(): Plugin {
+  const generic = src('schema/validators.ts');
+  return {
+    name: 'agui-inspector:validators-on-demand',
+    // Before Vite's own resolver, which would otherwise answer first.
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved?.id === generic ? src('cli/validators.ts') : null;
+    },
+    generateBundle() {
+      for (const name of ['v1_0', 'v1_1']) {
+        this.emitFile({ type: 'asset', fileName: `schema/generated/${name}.cjs`, source: readFileSync(src(`schema/generated/${name}.cjs`)) });
+      }
+    },
+  };
+}
 
 /**
  * The command-line tool as self-contained Node ESM, so an installed package needs nothing else: the
@@ -12,18 +39,21 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'node20',
     minify: false,
+    // The validators are assets, which an SSR build drops unless told to write them.
+    ssrEmitAssets: true,
     rollupOptions: {
       output: {
         entryFileNames: 'agui-inspector.mjs',
         chunkFileNames: 'chunks/[name]-[hash].mjs',
         banner: (chunk) => (chunk.isEntry ? '#!/usr/bin/env node' : ''),
         // Whitespace only, names and code kept as written: V8 scans every byte of a module before it
-        // runs, and the generated validators are most of the bytes every `check` loads. ASCII only (other
-        // characters as escapes), so the source is a one-byte string, not a UTF-16 one twice its size.
+        // runs, and the quick checks and schema tables are much of what every `check` loads. ASCII only
+        // (other characters as escapes), so the source is a one-byte string, not a UTF-16 one twice its size.
         minify: { compress: false, mangle: false, codegen: { removeWhitespace: true, asciiOnly: true } },
       },
     },
   },
+  plugins: [validatorsOnDemand()],
   ssr: { noExternal: true, target: 'node' },
   logLevel: 'warn',
 });

@@ -1,28 +1,31 @@
 import type { ErrorObject } from 'ajv';
 import { isObject, pointerToken, type JsonObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
-import * as v1_0 from './generated/v1_0.js';
-import * as v1_1 from './generated/v1_1.js';
+import * as quick1_0 from './generated/v1_0.quick.js';
+import * as quick1_1 from './generated/v1_1.quick.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
 import { DEFS, Shapes, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
 import type { StandaloneValidator } from './validator.ts';
+import { validatorsOf } from './validators.ts';
 
 /*
- * The processing model's enforcement stage. A valid event costs one quick check compiled from the
- * schema (quick.ts), or where that cannot tell, one generated validator call; an input, the validator call.
+ * The processing model's enforcement stage. A valid event or input costs one quick check compiled from
+ * the schema (quick.ts), or where that cannot tell, one generated validator call (validators.ts).
  * Only a value that fails is walked against the schema-as-data, which decides what a consumer
  * of the version strips and collects readable errors; the stripped copy is then validated
  * again, so the verdict is always the generated validator's.
  */
 
-const compiled: Record<ProtocolVersion, typeof v1_1> = { '1.0': v1_0, '1.1': v1_1 };
+const quick: Record<ProtocolVersion, typeof quick1_1> = { '1.0': quick1_0, '1.1': quick1_1 };
 
 interface EventType {
+  type: string;
   definition: string;
-  validator: StandaloneValidator;
   /** True only for an event the validator accepts; false sends it to the validator (quick.ts). */
   quick: (event: unknown) => boolean;
+  /** The definition's validator, fetched the first time an event of the type fails its quick check. */
+  validator: StandaloneValidator | null;
 }
 
 const notQuick = (): boolean => false;
@@ -31,13 +34,17 @@ const notQuick = (): boolean => false;
 function eventTypesOf(version: ProtocolVersion): ReadonlyMap<string, EventType> {
   const types = new Map<string, EventType>();
   for (const [type, definition] of eventDefinitions(version)) {
-    const validator = compiled[version].eventValidators.get(type);
-    if (validator !== undefined) types.set(type, { definition, validator, quick: compiled[version].quickChecks.get(type) ?? notQuick });
+    types.set(type, { type, definition, quick: quick[version].quickChecks.get(type) ?? notQuick, validator: null });
   }
   return types;
 }
 
-const eventTypes: Record<ProtocolVersion, ReadonlyMap<string, EventType>> = { '1.0': eventTypesOf('1.0'), '1.1': eventTypesOf('1.1') };
+function validatorOf(known: EventType, version: ProtocolVersion): StandaloneValidator {
+  return (known.validator ??= validatorsOf(version).eventValidators.get(known.type)!);
+}
+
+/** Each version's, built when it is first judged (schemaFor). */
+const eventTypes: Partial<Record<ProtocolVersion, ReadonlyMap<string, EventType>>> = {};
 
 /** Shared by every clean result; frozen, so a caller that tried to add to it would fail loudly. */
 const NO_STRIPS = Object.freeze([]) as unknown as Strip[];
@@ -256,10 +263,8 @@ function fromAjv(errors: readonly ErrorObject[] | null | undefined): SchemaError
   });
 }
 
-const walkers: Record<ProtocolVersion, Walker> = {
-  '1.0': new Walker(new Shapes(schemaFor('1.0').$defs ?? {})),
-  '1.1': new Walker(new Shapes(schemaFor('1.1').$defs ?? {})),
-};
+/** Built for a version when a value of it first fails its check; most streams never need one. */
+const walkers: Partial<Record<ProtocolVersion, Walker>> = {};
 
 type Judgement =
   | { kind: 'ok'; value: unknown; stripped: Strip[] }
@@ -268,7 +273,7 @@ type Judgement =
 
 function judge(value: JsonObject, definition: string, validator: StandaloneValidator, version: ProtocolVersion): Judgement {
   if (validator(value)) return { kind: 'ok', value, stripped: [] };
-  const walker = walkers[version].begin();
+  const walker = (walkers[version] ??= new Walker(new Shapes(schemaFor(version).$defs ?? {}))).begin();
   const outcome = walker.check(value, { $ref: `${DEFS}${definition}` }, '', definition);
   if (outcome.kind === 'unrecognised') {
     return { kind: 'removed', cause: memberStrip('', outcome, value) };
@@ -289,11 +294,13 @@ function event(value: unknown, version: ProtocolVersion): Enforcement {
   if (typeof type !== 'string') {
     return { verdict: 'fatal', errors: [{ path: '/type', message: `expected a string, received ${describe(type)}` }], stripped: [] };
   }
-  const known = eventTypes[version].get(type);
+  const known = (eventTypes[version] ??= eventTypesOf(version)).get(type);
   if (known === undefined) return { verdict: 'dropped', type };
   // Nearly every event is valid: one quick check (or, failing it, one validator call) and one small object, nothing else.
-  if (known.quick(value) || known.validator(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
-  const judgement = judge(value, known.definition, known.validator, version);
+  if (known.quick(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
+  const validator = validatorOf(known, version);
+  if (validator(value)) return { verdict: 'ok', value, stripped: NO_STRIPS };
+  const judgement = judge(value, known.definition, validator, version);
   switch (judgement.kind) {
     case 'ok': return { verdict: 'ok', value: judgement.value, stripped: judgement.stripped };
     case 'removed': return { verdict: 'dropped', type, cause: judgement.cause };
@@ -306,9 +313,9 @@ function input(value: unknown, version: ProtocolVersion): Enforcement {
     return { verdict: 'fatal', errors: [{ path: '', message: `expected a RunAgentInput object, received ${describe(value)}` }], stripped: [] };
   }
   // A valid input is settled by its quick check: ajv's largest validator then never runs, so V8 never compiles it.
-  const judgement: Judgement = compiled[version].quickInput(value)
+  const judgement: Judgement = quick[version].quickInput(value)
     ? { kind: 'ok', value, stripped: [] }
-    : judge(value, 'RunAgentInput', compiled[version].RunAgentInput, version);
+    : judge(value, 'RunAgentInput', validatorsOf(version).RunAgentInput, version);
   switch (judgement.kind) {
     case 'ok': return { verdict: 'ok', value: judgement.value, stripped: judgement.stripped };
     // An input cannot be dropped the way an event is: nothing would be sent at all.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -452,5 +452,52 @@ describe('agui-inspector as a child process', () => {
     const missing = await exec('check', file('missing.sse'));
     assert.equal(missing.code, 2);
     assert.equal(missing.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
+  });
+});
+
+describe('the packaged command-line tool (dist/cli, as npm installs it)', () => {
+  const bin = join(ROOT, 'dist/cli/agui-inspector.mjs');
+  // Records each validator module the tool requires: the CommonJS loader is the only way it loads them.
+  const spy = join(ROOT, 'test/cli/support/require-spy.cjs');
+  const exec = async (...argv: string[]): Promise<Output & { validators: string[] }> => {
+    let r: { code: number; stdout: string; stderr: string };
+    try {
+      r = { code: 0, ...(await execFileP(process.execPath, ['--require', spy, bin, ...argv], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } })) };
+    } catch (e) {
+      r = e as { code: number; stdout: string; stderr: string };
+    }
+    const validators = [...r.stderr.matchAll(/^required (\S+)$/gm)].map((m) => m[1]!);
+    return { code: r.code, out: r.stdout, err: r.stderr.replace(/^required \S+\n/gm, ''), validators };
+  };
+
+  before(() => assert.ok(existsSync(bin), `${bin} missing: run npm run build:cli`));
+
+  it('prints what the source prints, for every kind of file', async () => {
+    for (const args of [
+      ['clean.sse', '--input', 'input.json'],
+      ['broken.sse', '--input', 'input.json'],
+      ['versioned.sse', '--input', 'input.json', '--as', '1.0'],
+      ['clean.bin', '--input', 'input.json'],
+      ['clean.jsonl'],
+      ['session.har'],
+      ['fixture.json'],
+      ['pre10.sse', '--input', 'pre10-input.json'],
+    ]) {
+      const argv = ['check', file(args[0]!), ...args.slice(1).map((a) => (a.endsWith('.json') ? file(a) : a)), '--format', 'json'];
+      const packaged = await exec(...argv);
+      const source = cli(...argv);
+      assert.equal(packaged.code, source.code, `${args.join(' ')}: ${packaged.err}`);
+      assert.deepEqual(JSON.parse(packaged.out), JSON.parse(source.out), args.join(' '));
+    }
+  });
+
+  it("loads a version's validators only when a value fails its quick check, and only that version's", async () => {
+    assert.deepEqual((await exec('check', file('clean.sse'), '--input', file('input.json'))).validators, [], 'well-formed: none');
+    assert.deepEqual((await exec('check', file('versioned.sse'), '--input', file('input.json'), '--as', '1.1')).validators, [], 'valid in 1.1: none');
+    const as10 = await exec('check', file('versioned.sse'), '--input', file('input.json'), '--as', '1.0', '--format', 'json');
+    assert.deepEqual(as10.validators, ['v1_0.cjs'], 'a 1.0 consumer strips encryptedValueType: 1.0 only');
+    assert.ok(JSON.parse(as10.out).exchanges[0].findings.some((f: { rule: string }) => f.rule === 'unrecognised/property'), as10.out);
+    const malformed = await exec('check', file('session.har'), '--format', 'json');
+    assert.deepEqual(malformed.validators, ['v1_1.cjs'], 'the rejected input (runId 7) of a 1.1 session: 1.1 only');
   });
 });

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as v1_0 from '../../src/schema/generated/v1_0.js';
+import * as quick1_0 from '../../src/schema/generated/v1_0.quick.js';
 import * as v1_1 from '../../src/schema/generated/v1_1.js';
+import * as quick1_1 from '../../src/schema/generated/v1_1.quick.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from '../../src/schema/protocol.ts';
 import { QuickCompiler } from '../../src/schema/quick.ts';
 import { corpus, skipReason } from './reference.ts';
 import { mutations } from './mutate.ts';
 import * as extra from './samples.ts';
 
-const generated = { '1.0': v1_0, '1.1': v1_1 };
+const generated = { '1.0': { ...v1_0, ...quick1_0 }, '1.1': { ...v1_1, ...quick1_1 } };
 
 /** Values no JSON text yields but a caller may still hand over, and JSON's own corner: a `__proto__` member. */
 function oddities(event: Record<string, unknown>): unknown[] {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { enforce } from '../../src/schema/enforce.ts';
 import { enforcementFindings, SCHEMA_RULES } from '../../src/schema/rules.ts';
-import { toPureEsm } from '../../scripts/gen-validators.ts';
+import { toCommonJs, toPureEsm } from '../../scripts/gen-validators.ts';
 
 test('rule ids, categories and fatality are the stable contract', () => {
   assert.deepEqual(Object.values(SCHEMA_RULES).map((r) => [r.id, r.category, r.severity, r.fatal, r.spec]), [
@@ -71,11 +72,27 @@ test('toPureEsm turns ajv runtime requires into imports that work under Node and
 });
 
 test('generated modules are pure ESM with no runtime code generation', () => {
-  for (const name of ['v1_0', 'v1_1']) {
+  for (const name of ['v1_0', 'v1_0.quick', 'v1_1', 'v1_1.quick']) {
     const file = join(import.meta.dirname, '..', '..', 'src', 'schema', 'generated', `${name}.js`);
     assert.ok(existsSync(file), `${file} missing: run npx tsx scripts/gen-validators.ts`);
     const code = readFileSync(file, 'utf8');
     assert.doesNotMatch(code, /\brequire\(|new Function|\beval\(/);
-    assert.match(code, /export const eventValidators = new Map/);
+    assert.match(code, name.endsWith('.quick') ? /export const quickChecks = new Map/ : /export const eventValidators = new Map/);
   }
+});
+
+test("the CLI's CommonJS validators are the ESM ones, loadable with nothing else installed", async () => {
+  const dir = join(import.meta.dirname, '..', '..', 'src', 'schema', 'generated');
+  for (const name of ['v1_0', 'v1_1']) {
+    const code = readFileSync(join(dir, `${name}.cjs`), 'utf8');
+    assert.doesNotMatch(code, /\brequire\(|\bimport\b|new Function|\beval\(/);
+    const esm = (await import(join(dir, `${name}.js`))) as Record<string, unknown>;
+    const cjs = createRequire(import.meta.url)(join(dir, `${name}.cjs`)) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(cjs).sort(), Object.keys(esm).sort());
+    const map = cjs.eventValidators as Map<string, (v: unknown) => boolean>;
+    assert.ok(map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't', runId: 'r' }));
+    assert.ok(!map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't' }));
+  }
+  assert.throws(() => toCommonJs('import x from "y";\nexport const a = 1;', ['a']), /imports a module/);
+  assert.throws(() => toCommonJs('export const a = 1;', ['a', 'b']), /expected 2 exports/);
 });
