@@ -19,6 +19,8 @@ const ASSERTIONS = new Set([
 
 /** An enum longer than this is looked up in a Set rather than compared member by member. */
 const INLINE_ENUM = 4;
+/** A referenced definition whose check is at most this long is written out at each reference (ref). */
+const INLINE_REF = 600;
 
 type JsonType = NonNullable<JsonSchema['type']>;
 
@@ -52,8 +54,8 @@ export class QuickCompiler {
   private readonly shapes: Shapes;
   private readonly declarations: string[] = [];
   private readonly named = new Map<string, string>();
-  /** Each definition compiled once, as a function its references call, with whether it reads exactly. */
-  private readonly defs = new Map<string, { check: string; exact: boolean }>();
+  /** Each definition compiled once for a value named `v`, with whether it reads exactly and, once called, its function. */
+  private readonly defs = new Map<string, { body: string; exact: boolean; fn: string | null }>();
   private exact = true;
   private items = 0;
 
@@ -133,18 +135,26 @@ export class QuickCompiler {
     return and(parts);
   }
 
+  /**
+   * A small definition is written out where it is referenced; a larger one becomes a function its
+   * references call. Written out, each use reads its members at a site of its own: the base event's
+   * members, read in one shared function, would meet every event type's object shape there and make
+   * each read a generic lookup, where at the event type's own site they stay of one shape.
+   */
   private ref(v: string, ref: string): string {
     let def = this.defs.get(ref);
     if (def === undefined) {
       const outer = this.exact;
       this.exact = true;
-      const body = this.check('v', this.shapes.resolve(ref));
-      const check = body === 'true' || body === 'false' ? body : this.declare(`ref ${ref}`, (n) => `function ${n}(v) { return ${body}; }`);
-      def = { check, exact: this.exact };
+      def = { body: this.check('v', this.shapes.resolve(ref)), exact: this.exact, fn: null };
       this.exact = outer && def.exact;
       this.defs.set(ref, def);
     } else if (!def.exact) this.exact = false;
-    return def.check === 'true' || def.check === 'false' ? def.check : `${def.check}(${v})`;
+    const { body } = def;
+    if (body === 'true' || body === 'false') return body;
+    if (body.length <= INLINE_REF) return v === 'v' ? body : this.check(v, this.shapes.resolve(ref));
+    def.fn ??= this.declare(`ref ${ref}`, (n) => `function ${n}(v) { return ${body}; }`);
+    return `${def.fn}(${v})`;
   }
 
   private oneOfValues(v: string, values: readonly string[]): string {
