@@ -183,13 +183,15 @@ export class RunDiscipline {
   constructor(private readonly sink: FindingSink) {}
 
   handle(ev: Ev, index: number): void {
+    // Read once: every event type meets this code, so each read of a member is a generic lookup.
+    const { type } = ev;
     const owner = ownerOf(ev);
-    if (owner !== '' && ev.type !== 'SUBAGENT_STARTED' && !this.activeSubagents.has(owner) && !this.finishedSubagents.has(owner)) {
+    if (owner !== '' && type !== 'SUBAGENT_STARTED' && !this.activeSubagents.has(owner) && !this.finishedSubagents.has(owner)) {
       this.attributedBeforeAnnounce.add(owner);
     }
-    const triad = TRIADS.get(ev.type);
+    const triad = TRIADS.get(type);
     if (triad) return this.triad(triad[0], triad[1], ev, owner, index);
-    switch (ev.type) {
+    switch (type) {
       case 'STEP_STARTED':
       case 'STEP_FINISHED':
         return this.step(ev, owner, index);

@@ -7,7 +7,8 @@ export interface Ev extends JsonObject {
 
 /** The owner lane of an event: a subagent invocation, or '' for the parent agent. */
 export function ownerOf(ev: JsonObject): string {
-  return typeof ev.subagentRunId === 'string' ? ev.subagentRunId : '';
+  const tag = ev.subagentRunId;
+  return typeof tag === 'string' ? tag : '';
 }
 
 export function str(ev: JsonObject, key: string): string | undefined {

@@ -21,13 +21,15 @@ function parsePointer(p: unknown): string[] {
   if (typeof p !== 'string') throw new PatchError('path is not a string');
   if (p === '') return [];
   if (p[0] !== '/') throw new PatchError(`${JSON.stringify(p)} is not a JSON Pointer (no leading "/")`);
-  return p
-    .slice(1)
-    .split('/')
-    .map((t) => {
-      if (/~[^01]|~$/.test(t)) throw new PatchError(`${JSON.stringify(p)} has an invalid "~" escape`);
-      return t.replace(/~1/g, '/').replace(/~0/g, '~');
-    });
+  const tokens = p.slice(1).split('/');
+  // Most tokens hold no escape at all; only those that do are checked and unescaped.
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (!t.includes('~')) continue;
+    if (/~[^01]|~$/.test(t)) throw new PatchError(`${JSON.stringify(p)} has an invalid "~" escape`);
+    tokens[i] = t.replace(/~1/g, '/').replace(/~0/g, '~');
+  }
+  return tokens;
 }
 
 /** An array index token: digits without leading zeros, within bounds (`end` admits the length, for add). */
@@ -58,9 +60,13 @@ function pointerOf(tokens: string[]): string {
   return tokens.map((t) => '/' + t.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
-/** Defines a member without touching the prototype, even for a key named `__proto__`. */
+/**
+ * Defines a member without touching the prototype, even for a key named `__proto__`: the one key whose
+ * assignment reaches a setter (Object.prototype's) on the plain objects a document is made of.
+ */
 function setOwn(o: JsonObject, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 /** How to undo one write: the document, a member or element set back (a member deleted when it was absent), an element taken out or put back. */

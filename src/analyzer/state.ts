@@ -95,15 +95,16 @@ export class StateTracker {
   }
 
   handle(ev: Ev, index: number): void {
-    if (ev.type === 'STATE_SNAPSHOT') {
+    const { type } = ev;
+    if (type === 'STATE_SNAPSHOT') {
       this.unknown = false;
       this.target = new PatchTarget(ev.snapshot);
       this.step(new Step(index, false, null, null, ev.snapshot));
-    } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta) && this.unknown) {
+    } else if (type === 'STATE_DELTA' && Array.isArray(ev.delta) && this.unknown) {
       // Said once: every delta until a snapshot is equally unjudgeable.
       if (!this.saidUnknown) this.sink.report(STATE_RULES.baselineUnknown, "A STATE_DELTA arrived before any STATE_SNAPSHOT, and without the request its baseline (the input's state) is unknown: deltas until the first snapshot cannot be checked", { event: index, path: '/delta' });
       this.saidUnknown = true;
-    } else if (ev.type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
+    } else if (type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
       const result = this.target.apply(ev.delta);
       if (!result.ok) this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
       if (this.last) this.step(new Step(index, !result.ok, this.last, result.ok ? ev.delta : null));
