@@ -58,6 +58,12 @@ export class QuickCompiler {
   private readonly defs = new Map<string, { body: string; exact: boolean; fn: string | null }>();
   private exact = true;
   private items = 0;
+  /**
+   * Values already established where the expression being compiled runs: a member a schema both
+   * requires and fixes to a constant, while the schema's $ref and allOf parts are compiled — they run
+   * after that comparison, so the base event's enum of every type need not be looked up again.
+   */
+  private facts = new Map<string, unknown>();
 
   constructor(defs: Readonly<Record<string, JsonSchema>>) {
     this.shapes = new Shapes(defs);
@@ -101,6 +107,7 @@ export class QuickCompiler {
   private check(v: string, schema: JsonSchema): string {
     const keys = Object.keys(schema);
     if (!keys.every((k) => ANNOTATIONS.has(k) || ASSERTIONS.has(k))) return this.unsupported();
+    if (this.facts.has(v) && keys.every((k) => ANNOTATIONS.has(k) || k === 'type' || k === 'const' || k === 'enum')) return this.known(this.facts.get(v), schema);
     const parts: string[] = [];
     const objectOnly = (test: string): string => (schema.type === 'object' ? test : `(!${typeTest(v, 'object')} || ${test})`);
     if (schema.type !== undefined) parts.push(typeTest(v, schema.type));
@@ -129,8 +136,14 @@ export class QuickCompiler {
       }))));
     }
     if (schema.unevaluatedProperties === false) parts.push(objectOnly(this.closed(v, schema)));
+    const outer = this.facts;
+    if (schema.type === 'object') {
+      const fixed = (schema.required ?? []).filter((k) => schema.properties?.[k]?.const !== undefined);
+      if (fixed.length > 0) this.facts = new Map([...outer, ...fixed.map((k) => [member(v, k), schema.properties![k]!.const] as const)]);
+    }
     if (schema.$ref !== undefined) parts.push(this.ref(v, schema.$ref));
     for (const part of schema.allOf ?? []) parts.push(this.check(v, part));
+    this.facts = outer;
     if (schema.oneOf !== undefined) parts.push(this.union(v, schema.oneOf));
     return and(parts);
   }
@@ -145,16 +158,29 @@ export class QuickCompiler {
     let def = this.defs.get(ref);
     if (def === undefined) {
       const outer = this.exact;
+      const facts = this.facts;
       this.exact = true;
+      // The shared body holds wherever it is called, so it assumes nothing of its caller.
+      this.facts = new Map();
       def = { body: this.check('v', this.shapes.resolve(ref)), exact: this.exact, fn: null };
       this.exact = outer && def.exact;
+      this.facts = facts;
       this.defs.set(ref, def);
     } else if (!def.exact) this.exact = false;
     const { body } = def;
     if (body === 'true' || body === 'false') return body;
-    if (body.length <= INLINE_REF) return v === 'v' ? body : this.check(v, this.shapes.resolve(ref));
+    if (body.length <= INLINE_REF) return this.check(v, this.shapes.resolve(ref));
     def.fn ??= this.declare(`ref ${ref}`, (n) => `function ${n}(v) { return ${body}; }`);
     return `${def.fn}(${v})`;
+  }
+
+  /** A schema of type, const and enum only, judged here for a value known at compile time. */
+  private known(value: unknown, schema: JsonSchema): string {
+    const holds =
+      (schema.type === undefined || (schema.type === 'integer' ? Number.isInteger(value) : schema.type === 'array' ? Array.isArray(value) : typeof value === schema.type && value !== null && !Array.isArray(value))) &&
+      (schema.const === undefined || schema.const === value) &&
+      (schema.enum === undefined || (schema.enum as readonly unknown[]).includes(value));
+    return holds ? 'true' : 'false';
   }
 
   private oneOfValues(v: string, values: readonly string[]): string {
