@@ -14,5 +14,13 @@ const FILES: Record<ProtocolVersion, string> = { '1.0': '../schema/generated/v1_
 const loaded: Partial<Record<ProtocolVersion, Validators>> = {};
 
 export function validatorsOf(version: ProtocolVersion): Validators {
-  return (loaded[version] ??= load(FILES[version]) as Validators);
+  return (loaded[version] ??= required(version));
+}
+
+function required(version: ProtocolVersion): Validators {
+  try {
+    return load(FILES[version]) as Validators;
+  } catch (e) {
+    throw new Error(`this installation lacks the AG-UI ${version} validators (${FILES[version]}): reinstall agui-inspector`, { cause: e });
+  }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -499,5 +499,15 @@ describe('the packaged command-line tool (dist/cli, as npm installs it)', () => 
     assert.ok(JSON.parse(as10.out).exchanges[0].findings.some((f: { rule: string }) => f.rule === 'unrecognised/property'), as10.out);
     const malformed = await exec('check', file('session.har'), '--format', 'json');
     assert.deepEqual(malformed.validators, ['v1_1.cjs'], 'the rejected input (runId 7) of a 1.1 session: 1.1 only');
+  });
+
+  it('an installation that lost a version\'s validators says so for the file that needs them, and checks the rest', async () => {
+    const copy = join(dir, 'installed');
+    cpSync(join(ROOT, 'dist/cli'), copy, { recursive: true });
+    rmSync(join(copy, 'schema/generated/v1_0.cjs'));
+    const r = await execFileP(process.execPath, [join(copy, 'agui-inspector.mjs'), 'check', file('clean.sse'), file('versioned.sse'), '--input', file('input.json'), '--as', '1.0']).catch((e) => e as { code: number; stdout: string; stderr: string });
+    assert.equal((r as { code?: number }).code, 2);
+    assert.match(r.stderr, /versioned\.sse: internal error: Error: this installation lacks the AG-UI 1\.0 validators .*reinstall agui-inspector/);
+    assert.match(r.stdout, /1 completed, 0 failed, 1 unreadable/);
   });
 });
