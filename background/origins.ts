@@ -51,9 +51,10 @@ async function sync(): Promise<string[]> {
   // Where the manifest's scripts run already (a grant of every site covers localhost), these must not:
   // the page script leaves no mark a second copy could look for.
   const excludeMatches = [...builtin];
+  // The relay first, as in the manifest: it must be listening when the page script hands over its port.
   await browser.scripting.registerContentScripts([
-    { id: PAGE_ID, matches: origins, excludeMatches, js: page, runAt: 'document_start', world: 'MAIN', allFrames: true, persistAcrossSessions: true },
     { id: RELAY_ID, matches: origins, excludeMatches, js: relay, runAt: 'document_start', allFrames: true, persistAcrossSessions: true },
+    { id: PAGE_ID, matches: origins, excludeMatches, js: page, runAt: 'document_start', world: 'MAIN', allFrames: true, persistAcrossSessions: true },
   ] as Parameters<typeof browser.scripting.registerContentScripts>[0]);
   return origins;
 }

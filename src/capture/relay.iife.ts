@@ -10,7 +10,12 @@
  * - pose as the capture script: page.iife.ts runs before any page script and hands us a private
  *   MessagePort in the document's first HANDSHAKE message; we accept exactly one and stop its
  *   propagation, so page scripts never see that port. Later handshakes are ignored. (A page can still
- *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture);
+ *   lie about its own traffic by subverting page.iife.ts; that falsifies only its own capture.)
+ *   The handshake is posted once and nothing repeats it, so this script must be listening before
+ *   page.iife.ts runs: the manifest (and the dynamic registration) list it first. Firefox runs a
+ *   document's content scripts in that order even when one is still compiling, and lets other tasks,
+ *   the handshake's among them, run while it waits: listed after the page script, a relay that
+ *   compiles late would miss the handshake, and with it the document's whole capture;
  * - read anything the extension holds: from the worker this script receives only acknowledgements,
  *   whether bytes may travel unencoded, and the tab's record/pause state; to the page script it passes
  *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out.

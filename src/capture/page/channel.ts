@@ -1,7 +1,8 @@
 /**
  * The private channel to the relay: a MessagePort handed over in the document's first HANDSHAKE
- * window message, which the relay takes and hides from page listeners. The relay answers on it with
- * the tab's record/pause state and the emptied staging buffers.
+ * window message, which the relay takes and hides from page listeners. It is posted once, and only
+ * reaches a relay already listening: the relay is the content script that runs first (relay.iife.ts
+ * says why). The relay answers on it with the tab's record/pause state and the emptied staging buffers.
  */
 import { HANDSHAKE, type PageMessage, type RelayToPage } from '../../messages.ts';
 import type { BufferPool } from './pool.ts';

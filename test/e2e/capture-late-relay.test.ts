@@ -1,0 +1,69 @@
+/**
+ * The page script hands its port to the relay once, in a window message, at document_start. Firefox
+ * runs a document's content scripts in manifest order, but one still compiling is waited for while
+ * other tasks run: a relay that compiled after the page script (on a busy machine, now and then)
+ * missed that message, and the tab's capture stayed empty though the page made AG-UI requests. Here
+ * the relay compiles late every time: the built extension, its relay followed by megabytes of
+ * literals that are parsed and compiled before any of the relay runs.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { ROOT, buildExtension, launchChromium, launchFirefox, poll, type ExtensionBrowser, type Target } from './browsers.ts';
+import { runScenario, settled } from './demo-capture.ts';
+
+/** About 100 times the relay's own size; 1 MB already made it miss the handshake. */
+const PADDING_BYTES = 4 * 1024 * 1024;
+
+/** A copy of the built extension whose relay script takes long to compile. */
+async function withLateRelay(target: Target): Promise<string> {
+  const dir = mkdtempSync(join(ROOT, '.tmp', `late-relay-${target}-`));
+  cpSync(await buildExtension(target), dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { content_scripts: { js: string[]; world?: string }[] };
+  const relay = manifest.content_scripts.find((c) => c.world !== 'MAIN')!.js.at(-1)!;
+  const line = `void [${Array.from({ length: 500 }, (_, i) => `{ n: ${i}, s: "${i.toString(36)}", a: [${i}, ${i + 1}] }`).join(', ')}];\n`;
+  appendFileSync(join(dir, relay), line.repeat(Math.ceil(PADDING_BYTES / line.length)));
+  return dir;
+}
+
+describe('a relay that compiles after the page script still gets the page\'s capture', () => {
+  let agent: DemoAgent;
+  const dirs: string[] = [];
+
+  before(async () => {
+    agent = await startDemoAgent({ port: 0, delayMs: 0 });
+  });
+  after(async () => {
+    await agent?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const launchers: Record<Target, (extDir: string) => Promise<ExtensionBrowser & { newPage(): Promise<unknown> }>> = {
+    firefox: (extDir) => launchFirefox({ extDir }),
+    chrome: (extDir) => launchChromium({ extDir }),
+  };
+  for (const [target, name] of [['firefox', 'Firefox'], ['chrome', 'Chromium']] as const) {
+    test(`in ${name}`, async () => {
+      const dir = await withLateRelay(target);
+      dirs.push(dir);
+      const b = await launchers[target](dir);
+      try {
+        // Both drivers' pages navigate and evaluate alike.
+        const page = (await b.newPage()) as Parameters<typeof runScenario>[0];
+        const url = `${agent.url}/`;
+        await page.goto(url);
+        await poll(page as Parameters<typeof poll>[0], () => typeof window.demo?.run === 'function');
+        const seen = await runScenario(page, 'chat', 'sse', 0);
+        assert.equal(seen.error, undefined);
+        const tabId = await b.tabIdOf(url);
+        await settled(b, tabId, 1);
+        const s = (await b.request({ type: 'agui-inspector/session', tabId }))!;
+        assert.deepEqual(s.exchanges.map((x) => [x.api, x.outcome, x.events.length]), [['fetch', 'complete', seen.events.length]]);
+      } finally {
+        await b.close();
+      }
+    });
+  }
+});
