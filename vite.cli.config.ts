@@ -5,9 +5,10 @@ import { defineConfig, type Plugin } from 'vite';
 const src = (file: string): string => fileURLToPath(new URL(`src/${file}`, import.meta.url));
 
 /**
- * A version's ajv validators are loaded when a value first fails its quick check, not with the tool:
- * src/cli/validators.ts stands in for src/schema/validators.ts, and the CommonJS validators it requires
- * are written where it looks for them (dist/cli/schema/generated, as src/schema/generated is to src/cli).
+ * A version's quick checks are loaded when it is first judged and its ajv validators when one of its
+ * values first fails a quick check, not with the tool: src/cli/validators.ts stands in for
+ * src/schema/validators.ts, and the CommonJS forms it requires are written where it looks for them
+ * (dist/cli/schema/generated, as src/schema/generated is to src/cli).
  */
 function validatorsOnDemand(): Plugin {
   const generic = src('schema/validators.ts');
@@ -20,7 +21,7 @@ function validatorsOnDemand(): Plugin {
       return resolved?.id === generic ? src('cli/validators.ts') : null;
     },
     generateBundle() {
-      for (const name of ['v1_0', 'v1_1']) {
+      for (const name of ['v1_0', 'v1_0.quick', 'v1_1', 'v1_1.quick']) {
         this.emitFile({ type: 'asset', fileName: `schema/generated/${name}.cjs`, source: readFileSync(src(`schema/generated/${name}.cjs`)) });
       }
     },

@@ -1,13 +1,11 @@
 import type { ErrorObject } from 'ajv';
 import { isObject, pointerToken, type JsonObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
-import * as quick1_0 from './generated/v1_0.quick.js';
-import * as quick1_1 from './generated/v1_1.quick.js';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
 import { DEFS, Shapes, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
 import type { StandaloneValidator } from './validator.ts';
-import { validatorsOf } from './validators.ts';
+import { quickChecksOf, validatorsOf } from './validators.ts';
 
 /*
  * The processing model's enforcement stage. A valid event or input costs one quick check compiled from
@@ -16,8 +14,6 @@ import { validatorsOf } from './validators.ts';
  * of the version strips and collects readable errors; the stripped copy is then validated
  * again, so the verdict is always the generated validator's.
  */
-
-const quick: Record<ProtocolVersion, typeof quick1_1> = { '1.0': quick1_0, '1.1': quick1_1 };
 
 interface EventType {
   type: string;
@@ -34,7 +30,7 @@ const notQuick = (): boolean => false;
 function eventTypesOf(version: ProtocolVersion): ReadonlyMap<string, EventType> {
   const types = new Map<string, EventType>();
   for (const [type, definition] of eventDefinitions(version)) {
-    types.set(type, { type, definition, quick: quick[version].quickChecks.get(type) ?? notQuick, validator: null });
+    types.set(type, { type, definition, quick: quickChecksOf(version).quickChecks.get(type) ?? notQuick, validator: null });
   }
   return types;
 }
@@ -313,7 +309,7 @@ function input(value: unknown, version: ProtocolVersion): Enforcement {
     return { verdict: 'fatal', errors: [{ path: '', message: `expected a RunAgentInput object, received ${describe(value)}` }], stripped: [] };
   }
   // A valid input is settled by its quick check: ajv's largest validator then never runs, so V8 never compiles it.
-  const judgement: Judgement = quick[version].quickInput(value)
+  const judgement: Judgement = quickChecksOf(version).quickInput(value)
     ? { kind: 'ok', value, stripped: [] }
     : judge(value, 'RunAgentInput', validatorsOf(version).RunAgentInput, version);
   switch (judgement.kind) {

@@ -3,4 +3,4 @@ export { enforce } from './enforce.ts';
 export { EVENT_TYPES } from './event-types.ts';
 export { SCHEMA_RULES, enforcementFindings } from './rules.ts';
 export type { Enforcement } from './types.ts';
-export type { Validators } from './validators.ts';
+export type { QuickChecks, Validators } from './validators.ts';

@@ -491,14 +491,14 @@ describe('the packaged command-line tool (dist/cli, as npm installs it)', () => 
     }
   });
 
-  it("loads a version's validators only when a value fails its quick check, and only that version's", async () => {
-    assert.deepEqual((await exec('check', file('clean.sse'), '--input', file('input.json'))).validators, [], 'well-formed: none');
-    assert.deepEqual((await exec('check', file('versioned.sse'), '--input', file('input.json'), '--as', '1.1')).validators, [], 'valid in 1.1: none');
+  it("loads the judged version's quick checks, and its validators only when a value fails a quick check", async () => {
+    assert.deepEqual((await exec('check', file('clean.sse'), '--input', file('input.json'))).validators, ['v1_1.quick.cjs'], 'well-formed 1.1: quick checks only');
+    assert.deepEqual((await exec('check', file('versioned.sse'), '--input', file('input.json'), '--as', '1.1')).validators, ['v1_1.quick.cjs'], 'valid in 1.1: quick checks only');
     const as10 = await exec('check', file('versioned.sse'), '--input', file('input.json'), '--as', '1.0', '--format', 'json');
-    assert.deepEqual(as10.validators, ['v1_0.cjs'], 'a 1.0 consumer strips encryptedValueType: 1.0 only');
+    assert.deepEqual(as10.validators, ['v1_0.quick.cjs', 'v1_0.cjs'], 'a 1.0 consumer strips encryptedValueType: 1.0 only');
     assert.ok(JSON.parse(as10.out).exchanges[0].findings.some((f: { rule: string }) => f.rule === 'unrecognised/property'), as10.out);
     const malformed = await exec('check', file('session.har'), '--format', 'json');
-    assert.deepEqual(malformed.validators, ['v1_1.cjs'], 'the rejected input (runId 7) of a 1.1 session: 1.1 only');
+    assert.deepEqual(malformed.validators, ['v1_1.quick.cjs', 'v1_1.cjs'], 'the rejected input (runId 7) of a 1.1 session: 1.1 only');
   });
 
   it('an installation that lost a version\'s validators says so for the file that needs them, and checks the rest', async () => {

@@ -81,17 +81,17 @@ test('generated modules are pure ESM with no runtime code generation', () => {
   }
 });
 
-test("the CLI's CommonJS validators are the ESM ones, loadable with nothing else installed", async () => {
+test("the CLI's CommonJS validators and quick checks are the ESM ones, loadable with nothing else installed", async () => {
   const dir = join(import.meta.dirname, '..', '..', 'src', 'schema', 'generated');
-  for (const name of ['v1_0', 'v1_1']) {
+  for (const name of ['v1_0', 'v1_0.quick', 'v1_1', 'v1_1.quick']) {
     const code = readFileSync(join(dir, `${name}.cjs`), 'utf8');
     assert.doesNotMatch(code, /\brequire\(|\bimport\b|new Function|\beval\(/);
     const esm = (await import(join(dir, `${name}.js`))) as Record<string, unknown>;
     const cjs = createRequire(import.meta.url)(join(dir, `${name}.cjs`)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(cjs).sort(), Object.keys(esm).sort());
-    const map = cjs.eventValidators as Map<string, (v: unknown) => boolean>;
-    assert.ok(map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't', runId: 'r' }));
-    assert.ok(!map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't' }));
+    const map = (cjs.eventValidators ?? cjs.quickChecks) as Map<string, (v: unknown) => boolean>;
+    assert.ok(map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't', runId: 'r' }), name);
+    assert.ok(!map.get('RUN_STARTED')!({ type: 'RUN_STARTED', threadId: 't' }), name);
   }
   assert.throws(() => toCommonJs('import x from "y";\nexport const a = 1;', ['a']), /imports a module/);
   assert.throws(() => toCommonJs('export const a = 1;', ['a', 'b']), /expected 2 exports/);

@@ -3,7 +3,7 @@
 const Module = require('node:module');
 const load = Module._load;
 Module._load = function (request, ...rest) {
-  const name = /generated\/(v1_\d\.cjs)$/.exec(request)?.[1];
+  const name = /generated\/(v1_\d(?:\.quick)?\.cjs)$/.exec(request)?.[1];
   if (name) process.stderr.write(`required ${name}\n`);
   return load.call(this, request, ...rest);
 };
