@@ -66,7 +66,7 @@ import { scheduler } from '../scheduler.ts';
     const hop = new MessageChannel();
     hop.port1.onmessage = () => {
       hop.port1.close();
-      if (pagePort) return;
+      if (pagePort || !scripting()) return;
       toldUnreached = true;
       tellReach();
     };
@@ -156,6 +156,18 @@ import { scheduler } from '../scheduler.ts';
         dropTimer ??= setTimeout(reportDrops, 200);
         return;
     }
+  }
+
+  /**
+   * Whether the page can run scripts at all. Chrome runs this script, and not the page script, in a frame
+   * sandboxed without allow-scripts; such a page makes no request to miss. Its flags show on the frame's
+   * element; a sandbox without allow-same-origin hides it behind an opaque origin, and then we cannot tell
+   * and say nothing rather than something wrong. (Reads of this world's, which page scripts cannot see.)
+   */
+  function scripting(): boolean {
+    if (window.origin === 'null') return false;
+    const sandbox = window.frameElement?.getAttribute('sandbox');
+    return sandbox == null || sandbox.split(/\s+/).includes('allow-scripts');
   }
 
   // ── delivery to the worker, surviving its restarts ────────────────────────

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
@@ -82,6 +83,35 @@ describe('a page the page script did not reach is reported, not silently empty',
       assert.deepEqual((await b.request({ type: 'agui-inspector/session', tabId }))!.stats.unreached, [url]);
     } finally {
       await b.close();
+    }
+  });
+
+  test('in Chromium: a frame is reported like a page, unless it cannot run scripts and so makes no request', async () => {
+    // Chromium runs the relay, and not the page script, in a frame sandboxed without allow-scripts.
+    const server = createServer((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(req.url === '/'
+        ? '<iframe sandbox src="/opaque"></iframe><iframe sandbox="allow-same-origin" src="/static"></iframe><iframe src="/app"></iframe>'
+        : `<p>${req.url}</p>`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    const dir = await withoutPageScript('chrome');
+    dirs.push(dir);
+    const b = await launchChromium({ extDir: dir });
+    try {
+      const page = await b.newPage();
+      await page.goto(url, { waitUntil: 'load' });
+      const tabId = await b.tabIdOf(url);
+      // The frames loaded together; once the one that runs scripts is reported, so would the others be.
+      const reported = await until('the frame that runs scripts is reported', async () => {
+        const { unreached } = (await b.request({ type: 'agui-inspector/session', tabId }))!.stats;
+        return unreached.includes(`${url}app`) ? unreached : null;
+      });
+      assert.deepEqual(reported.sort(), [url, `${url}app`]);
+    } finally {
+      await b.close();
+      server.close();
     }
   });
 
