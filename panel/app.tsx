@@ -113,7 +113,7 @@ function UnreachedWarning({ stats }: { stats: SessionStats }) {
   if (urls.length === 0) return null;
   return (
     <div class="banner sev-warning" role="alert" data-testid="unreached-warning" data-urls={JSON.stringify(urls)}>
-      <strong>Not captured:</strong> the Inspector's page script did not reach {urls.length === 1 ? 'this page' : 'these pages'} ({urls.join(', ')}), so {urls.length === 1 ? 'its' : 'their'} requests are not captured.
+      <strong>Requests not captured:</strong> the Inspector's page script did not reach {urls.length === 1 ? 'this page' : 'these pages'} ({urls.join(', ')}).
       Reloading the page usually restores capture.
     </div>
   );
