@@ -81,7 +81,7 @@ function sessionFor(tabId: number, url = ''): Session {
 }
 
 function metaOf(s: Session): MetaRecord {
-  return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next };
+  return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next, unreached: { ...s.unreached } };
 }
 
 /** Its meta record is to be written, and its panels told. */
@@ -240,8 +240,8 @@ function forgetPending(tabId: number, how: 'cleared' | 'removed'): void {
   worker.persist[how].add(tabId);
 }
 
-function resetSession(s: Session, url: string): void {
-  s.reset(url);
+function resetSession(s: Session, url: string, navigated = false): void {
+  s.reset(url, navigated);
   forgetPending(s.tabId, 'cleared');
   touch(s);
   for (const p of worker.panels.get(s.tabId) ?? []) post(p, { type: 'snapshot', session: s.snapshot() });
@@ -257,6 +257,7 @@ const ready: Promise<void> = (async () => {
       s.docs = meta.docs;
       s.recording = meta.recording !== false;
       s.next = meta.next;
+      s.unreached = meta.unreached ?? {};
       // Replayed in slices like live capture, so a long log does not hold up every other tab's answers.
       s.replay(log);
       worker.sessions.set(meta.tabId, s);
@@ -280,6 +281,8 @@ function onRelay(port: Runtime.Port): void {
   }
   const frameId = port.sender?.frameId ?? 0;
   let doc: string | null = null;
+  /** The document's URL as its last hello said. */
+  let url = '';
   // Handled in arrival order, after the restore.
   let chain = ready;
   port.onMessage.addListener((raw: unknown) => {
@@ -301,11 +304,12 @@ function onRelay(port: Runtime.Port): void {
     if (msg.type === 'hello') {
       if (doc !== null) return s.reject();
       doc = msg.doc;
+      url = msg.url;
       worker.relays.set(doc, port);
       worker.relayTabs.set(port, tabId!);
       // A new top-level document is a navigation: the session starts over unless preserved.
       if (!msg.resumed && frameId === 0) {
-        if (!s.preserve && !(doc in s.docs)) resetSession(s, msg.url);
+        if (!s.preserve && !(doc in s.docs)) resetSession(s, msg.url, true);
         else s.url = msg.url;
         touch(s);
       }
@@ -314,6 +318,10 @@ function onRelay(port: Runtime.Port): void {
       return;
     }
     if (doc === null) return s.reject();
+    if (msg.type === 'page-script') {
+      if (s.pageScript(doc, url, msg.reached)) touch(s);
+      return;
+    }
     if (s.receive(doc, msg.seq, msg.msgs)) analyse(s);
   }
 }

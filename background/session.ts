@@ -22,6 +22,8 @@ import type { LogRecord } from './store.ts';
 
 /** Exchanges one tab may hold; beyond this even their metadata is dropped (and counted). */
 const MAX_EXCHANGES = 10_000;
+/** Documents the page script did not reach, kept per tab: enough to name them, bounded whatever the page's frames do. */
+const MAX_UNREACHED = 32;
 
 interface Exchange {
   view: ExchangeView;
@@ -87,6 +89,8 @@ export class Session {
   unsaved: Unsaved = noneUnsaved();
   /** Next log position. */
   next = 0;
+  /** The tab's documents the page script did not reach (relay document id → its URL). */
+  unreached: Record<string, string> = {};
 
   constructor(
     readonly tabId: number,
@@ -96,8 +100,12 @@ export class Session {
     public dropped: DropCounts = noDrops(),
   ) {}
 
-  /** Forgets everything captured; settings (preserve, limits) stay. */
-  reset(url: string): void {
+  /**
+   * Forgets everything captured; settings (preserve, limits) stay. So do the documents the page script
+   * did not reach, unless the tab `navigated` away from them: cleared, they would still capture nothing.
+   */
+  reset(url: string, navigated = false): void {
+    if (navigated) this.unreached = {};
     this.exchanges = [];
     this.byKey.clear();
     this.reader = new SessionReader();
@@ -178,6 +186,15 @@ export class Session {
     if (this.replaying) return;
     this.dropped[kind] += n;
     this.dropped.bytes += bytes;
+  }
+
+  /** A relay says whether the page script reached its document; false when that changes nothing. */
+  pageScript(doc: string, url: string, reached: boolean): boolean {
+    if (reached === !(doc in this.unreached)) return false;
+    if (reached) delete this.unreached[doc];
+    else if (Object.keys(this.unreached).length < MAX_UNREACHED) this.unreached[doc] = url;
+    else return false;
+    return true;
   }
 
   reject(): void {
@@ -357,7 +374,10 @@ export class Session {
   }
 
   stats(): SessionStats {
-    return { exchanges: this.exchanges.length, events: this.events, bytes: this.bytes, dropped: { ...this.dropped }, limits: { ...this.limits }, unsaved: { ...this.unsaved } };
+    return {
+      exchanges: this.exchanges.length, events: this.events, bytes: this.bytes, dropped: { ...this.dropped }, limits: { ...this.limits }, unsaved: { ...this.unsaved },
+      unreached: [...new Set(Object.values(this.unreached))],
+    };
   }
 
   summary(): SessionSummary {

@@ -20,6 +20,8 @@ export interface MetaRecord {
   dropped: DropCounts;
   /** Next log position. */
   next: number;
+  /** The tab's documents the page script did not reach (relay document id → URL); absent from records of older versions. */
+  unreached?: Record<string, string>;
 }
 
 /** One relay batch, as applied: chunk bytes are stored decoded, which is also what the store writes fastest. */

@@ -104,6 +104,21 @@ function StorageWarning({ stats }: { stats: SessionStats }) {
   );
 }
 
+/**
+ * Documents of the tab that capture nothing because the page script never reached the relay: their list
+ * would look like a page making no AG-UI request. Said above the list, where an empty one is looked at.
+ */
+function UnreachedWarning({ stats }: { stats: SessionStats }) {
+  const urls = stats.unreached;
+  if (urls.length === 0) return null;
+  return (
+    <div class="banner sev-warning" role="alert" data-testid="unreached-warning" data-urls={JSON.stringify(urls)}>
+      <strong>Requests not captured:</strong> the Inspector's page script did not reach {urls.length === 1 ? 'this page' : 'these pages'} ({urls.join(', ')}).
+      Reloading the page usually restores capture.
+    </div>
+  );
+}
+
 interface ListProps {
   state: SessionState;
   selected: string | null;
@@ -305,6 +320,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
     >
       <Toolbar source={source} state={state} actions={actions} ticked={ticked} />
       {state.stats ? <StorageWarning stats={state.stats} /> : null}
+      {state.stats ? <UnreachedWarning stats={state.stats} /> : null}
       <ExchangeList state={state} selected={x?.id ?? null} onSelect={selectExchange} ticked={ticked} onTick={tick} actions={actions} />
       {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (

@@ -311,5 +311,6 @@ function statsOf(xs: PanelExchange[]): SessionStats {
     dropped: { exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 },
     limits: { maxEvents: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
     unsaved: noneUnsaved(),
+    unreached: [],
   };
 }

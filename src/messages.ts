@@ -126,7 +126,13 @@ export const BINARY_PROBE = [0xff, 0x00, 0x7f] as const;
 export type RelayToWorker =
   /** First message on every connection; `doc` identifies the document across reconnects. */
   | { type: 'hello'; doc: string; url: string; resumed: boolean; probe: Uint8Array }
-  | { type: 'capture'; seq: number; msgs: CaptureMessage[] };
+  | { type: 'capture'; seq: number; msgs: CaptureMessage[] }
+  /**
+   * Sent only when the document was parsed without the page script's handshake (false), and again
+   * if it arrives after all (true): such a document captures nothing, and must not pass for a page that
+   * made no AG-UI request. It names nothing: the worker knows the document's URL from hello.
+   */
+  | { type: 'page-script'; reached: boolean };
 
 export type WorkerToRelay =
   /** Reply to hello: the highest seq of this document the worker has stored, and whether bytes may travel unencoded. */
@@ -177,6 +183,8 @@ export interface SessionStats {
   dropped: DropCounts;
   limits: Limits;
   unsaved: Unsaved;
+  /** URLs of the tab's documents the page script did not reach: their requests are not captured. */
+  unreached: string[];
 }
 
 export interface EventView {
@@ -355,7 +363,8 @@ function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec 
 /** The worker's view of relay messages: checked, with chunk bytes decoded. */
 export type CheckedRelayMessage =
   | { type: 'hello'; doc: string; url: string; resumed: boolean; binary: boolean }
-  | { type: 'capture'; seq: number; msgs: PageMessage[] };
+  | { type: 'capture'; seq: number; msgs: PageMessage[] }
+  | { type: 'page-script'; reached: boolean };
 
 /** The worker's check of relay messages; a batch with any malformed member is refused whole. */
 export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
@@ -375,6 +384,7 @@ export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
     }
     return { type: 'capture', seq: x.seq, msgs };
   }
+  if (x.type === 'page-script') return keys(x, ['type', 'reached']) && typeof x.reached === 'boolean' ? { type: 'page-script', reached: x.reached } : null;
   return null;
 }
 

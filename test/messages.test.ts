@@ -90,4 +90,12 @@ describe('checkPageBatch and checkRelayMessage: what crosses from the page', () 
     assert.deepEqual(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: true, probe: 'x' }), { type: 'hello', doc: 'd', url: 'u', resumed: true, binary: false });
     assert.equal(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: false, probe: null, more: 1 }), null);
   });
+  it('accepts whether the page script reached the relay as a bare boolean, naming nothing else', () => {
+    assert.deepEqual(checkRelayMessage({ type: 'page-script', reached: false }), { type: 'page-script', reached: false });
+    assert.deepEqual(checkRelayMessage({ type: 'page-script', reached: true }), { type: 'page-script', reached: true });
+    // The URL is the one hello gave: a relay carries nothing more of the page here.
+    assert.equal(checkRelayMessage({ type: 'page-script', reached: false, url: 'http://127.0.0.1/' }), null);
+    assert.equal(checkRelayMessage({ type: 'page-script', reached: 'no' }), null);
+    assert.equal(checkRelayMessage({ type: 'page-script' }), null);
+  });
 });

@@ -15,7 +15,9 @@
  *   page.iife.ts runs: the manifest (and the dynamic registration) list it first. Firefox runs a
  *   document's content scripts in that order even when one is still compiling, and lets other tasks,
  *   the handshake's among them, run while it waits: listed after the page script, a relay that
- *   compiles late would miss the handshake, and with it the document's whole capture;
+ *   compiles late would miss the handshake, and with it the document's whole capture. Should the
+ *   handshake still not have come when the document is parsed (an ordering gone wrong, a page script
+ *   that failed to run), we tell the worker, which shows it: a capture must never be silently empty;
  * - read anything the extension holds: from the worker this script receives only acknowledgements,
  *   whether bytes may travel unencoded, and the tab's record/pause state; to the page script it passes
  *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out.
@@ -40,7 +42,36 @@ import { scheduler } from '../scheduler.ts';
     pagePort = ev.ports[0]!;
     pagePort.addEventListener('message', (m: MessageEvent) => receive(m.data));
     pagePort.start();
+    if (toldUnreached) tellReach();
   }, true);
+
+  // ── a handshake that never came ───────────────────────────────────────────
+  /** The worker was told the page script had not reached us; each new connection restates where that stands. */
+  let toldUnreached = false;
+
+  /** Says whether the page script reached us; on a new connection, after its hello. */
+  function tellReach(): void {
+    if (!port) return connect();
+    const m: RelayToWorker = { type: 'page-script', reached: pagePort !== null };
+    port.postMessage(m);
+  }
+
+  /**
+   * The page script runs at document_start, so its handshake was posted before the document was parsed.
+   * Not necessarily delivered, though: a small document can be parsed, and DOMContentLoaded fired, in the
+   * very task that ran the page script. A message on a channel of our own is a posted message too, and
+   * so runs after the handshake's. Listeners of this world's, which page scripts cannot see.
+   */
+  function whenParsed(): void {
+    const hop = new MessageChannel();
+    hop.port1.onmessage = () => {
+      hop.port1.close();
+      if (pagePort || !scripting()) return;
+      toldUnreached = true;
+      tellReach();
+    };
+    hop.port2.postMessage(null);
+  }
 
   // ── checks on what the page says ──────────────────────────────────────────
   const open = new Set<number>();
@@ -125,6 +156,18 @@ import { scheduler } from '../scheduler.ts';
         dropTimer ??= setTimeout(reportDrops, 200);
         return;
     }
+  }
+
+  /**
+   * Whether the page can run scripts at all. Chrome runs this script, and not the page script, in a frame
+   * sandboxed without allow-scripts; such a page makes no request to miss. Its flags show on the frame's
+   * element; a sandbox without allow-same-origin hides it behind an opaque origin, and then we cannot tell
+   * and say nothing rather than something wrong. (Reads of this world's, which page scripts cannot see.)
+   */
+  function scripting(): boolean {
+    if (window.origin === 'null') return false;
+    const sandbox = window.frameElement?.getAttribute('sandbox');
+    return sandbox == null || sandbox.split(/\s+/).includes('allow-scripts');
   }
 
   // ── delivery to the worker, surviving its restarts ────────────────────────
@@ -292,9 +335,13 @@ import { scheduler } from '../scheduler.ts';
     });
     const hello: RelayToWorker = { type: 'hello', doc, url: location.href.slice(0, LIMITS.url), resumed: connections++ > 0, probe: new Uint8Array(BINARY_PROBE) };
     port.postMessage(hello);
+    if (toldUnreached) tellReach();
   }
 
   // A new top-level document tells the worker at once, so a session not preserved across reloads
   // starts empty even when the new page sends nothing.
   if (window === window.top) connect();
+  // A relay that starts late (Firefox waiting for it to compile) finds the document parsed already.
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', whenParsed, { once: true });
+  else whenParsed();
 })();

@@ -83,6 +83,24 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(s.captured().length, 1);
   });
 
+  it('keeps which documents the page script did not reach, once each, until reached after all or navigated away from', () => {
+    const s = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
+    assert.equal(s.pageScript('top', 'http://127.0.0.1/', true), false, 'a document reached is no news');
+    assert.equal(s.pageScript('top', 'http://127.0.0.1/', false), true);
+    assert.equal(s.pageScript('top', 'http://127.0.0.1/', false), false, 'told again on a new connection');
+    s.pageScript('frame', 'http://127.0.0.1/frame', false);
+    s.pageScript('again', 'http://127.0.0.1/', false);
+    assert.deepEqual(s.stats().unreached, ['http://127.0.0.1/', 'http://127.0.0.1/frame']);
+    assert.equal(s.pageScript('frame', 'http://127.0.0.1/frame', true), true);
+    assert.deepEqual(s.stats().unreached, ['http://127.0.0.1/']);
+    s.reset(s.url);
+    assert.deepEqual(s.stats().unreached, ['http://127.0.0.1/'], 'cleared, the document still captures nothing');
+    s.reset('http://127.0.0.1/next', true);
+    assert.deepEqual(s.stats().unreached, []);
+    for (let i = 0; i < 100; i++) s.pageScript(`frame${i}`, `http://127.0.0.1/${i}`, false);
+    assert.ok(s.stats().unreached.length < 100, 'bounded, whatever the page\'s frames do');
+  });
+
   it('caps the bytes it holds: the exchange is marked capped, the drop counted, its analysis stops there', () => {
     const s = new Session(1, 'u', false, { maxEvents: DEFAULT_LIMITS.maxEvents, maxBytes: 200 });
     s.receive('doc', 1, exchange(1, 'r1', 6));

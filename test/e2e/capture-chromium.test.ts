@@ -71,6 +71,8 @@ describe('capture in Chromium', () => {
       assert.equal(x.outcome, 'complete');
       assert.equal(x.events.length, seen.events.length, 'the worker decoded as many events as the page received');
       assert.equal(x.report?.verdict, 'completed');
+      // Told, if at all, when the document was parsed, on the port the capture came by after it.
+      assert.deepEqual(session!.stats.unreached, [], 'the page script reached the relay');
     });
   }
 

@@ -61,6 +61,8 @@ describe('a relay that compiles after the page script still gets the page\'s cap
         await settled(b, tabId, 1);
         const s = (await b.request({ type: 'agui-inspector/session', tabId }))!;
         assert.deepEqual(s.exchanges.map((x) => [x.api, x.outcome, x.events.length]), [['fetch', 'complete', seen.events.length]]);
+        // A late relay is where a handshake gets lost; this one heard it, and must not say otherwise.
+        assert.deepEqual(s.stats.unreached, []);
       } finally {
         await b.close();
       }
