@@ -140,6 +140,8 @@ function EmptyList({ state, actions }: { state: SessionState; actions: SourceAct
       </div>
     );
   }
+  // The warning above says why nothing is here; inviting the user to run the app again would contradict it.
+  if (state.stats && state.stats.unreached.length > 0) return <Empty>Nothing captured from this page: see the warning above.</Empty>;
   return <Empty>No AG-UI exchange captured yet. Run your app: requests carrying a RunAgentInput appear here.</Empty>;
 }
 

@@ -72,10 +72,11 @@ describe('a page the page script did not reach is reported, not silently empty',
       const warning = await until('the panel shows the notice', () =>
         panel.eval(() => {
           const w = document.querySelector<HTMLElement>('[data-testid=unreached-warning]');
-          return w ? { urls: JSON.parse(w.dataset.urls!) as string[], text: w.textContent ?? '' } : null;
+          return w ? { urls: JSON.parse(w.dataset.urls!) as string[], text: w.textContent ?? '', list: document.querySelector('.empty')?.textContent ?? '' } : null;
         }),
       );
       assert.deepEqual(warning.urls, [url]);
+      assert.match(warning.list, /Nothing captured from this page: see the warning above/, 'the empty list points at the warning, not at running the app');
       assert.match(warning.text, /page script did not reach this page/);
       assert.ok(warning.text.includes(url), warning.text);
       // Clearing forgets the capture, not that this document captures nothing.
