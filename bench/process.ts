@@ -40,8 +40,8 @@ function timed(c: Contender): number {
   return ms;
 }
 
-/** Medians of whole-process wall times, each round running every contender once, in turn. */
-function race(contenders: Contender[]): number[] {
+/** Whole-process wall times, each round running every contender once, in turn. */
+function race(contenders: Contender[]): number[][] {
   const samples: number[][] = contenders.map(() => []);
   for (let i = 0; i < WARMUP + ROUNDS; i++) {
     for (const [k, c] of contenders.entries()) {
@@ -49,7 +49,7 @@ function race(contenders: Contender[]): number[] {
       if (i >= WARMUP) samples[k]!.push(ms);
     }
   }
-  return samples.map(median);
+  return samples;
 }
 
 export async function processBench(): Promise<Section[]> {
@@ -57,7 +57,7 @@ export async function processBench(): Promise<Section[]> {
   try {
     const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'vite.cli.config.ts', '--outDir', join(dir, 'cli')], { cwd: ROOT, encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`building the CLI failed:\n${build.stderr}`);
-    const cli = join(dir, 'cli', 'agui-inspector.mjs');
+    const cli = join(dir, 'cli', 'agui-inspector.cjs');
     const { input, events } = realisticStream(EVENTS, 1);
     const bytes = encodeSse(events);
     const body = join(dir, 'body.sse');
@@ -72,15 +72,23 @@ export async function processBench(): Promise<Section[]> {
       { name: 'agui-inspector --version', args: [cli, '--version'], expect: /^agui-inspector / },
       { name: 'node -e 0', args: ['-e', '0'], expect: /^$/ },
     ];
-    const [check, reference, floor, version, bare] = race(contenders) as [number, number, number, number, number];
+    const samples = race(contenders);
+    // Best of the rounds, as the target was set ("timed as whole processes, best of three"): a process
+    // doing fixed work is only ever slowed by the machine, never sped up. The medians are printed too.
+    const [check, reference, floor, version, bare] = samples.map((s) => Math.min(...s)) as [number, number, number, number, number];
+    const [checkMedian, referenceMedian] = samples.map(median) as [number, number];
     const mb = bytes.length / 1e6;
     const checkRatio = reference / check;
+    const medianRatio = referenceMedian / checkMedian;
     const startupRatio = version / bare;
     const rows = [
       throughputRow('SSE, whole process: agui-inspector check', events.length, mb, check),
       throughputRow('SSE, whole process: @ag-ui/client', events.length, mb, reference),
       [`SSE, whole process: ratio`, '', '', '', `${checkRatio.toFixed(1)}×`, `${checkRatio.toFixed(1)}×`],
       throughputRow('SSE, whole process: floor', events.length, mb, floor),
+      throughputRow('SSE, whole process: check, median', events.length, mb, checkMedian),
+      throughputRow('SSE, whole process: @ag-ui/client, median', events.length, mb, referenceMedian),
+      [`SSE, whole process: ratio of medians`, '', '', '', `${medianRatio.toFixed(1)}×`, `${medianRatio.toFixed(1)}×`],
     ];
     return [
       {
@@ -90,7 +98,7 @@ export async function processBench(): Promise<Section[]> {
         notes: [
           `check is ${checkRatio.toFixed(1)}× the reference's whole process (target ≥${TARGET_CHECK_RATIO}×: ${checkRatio >= TARGET_CHECK_RATIO ? 'met' : 'MISSED'})`,
           `start-up: agui-inspector --version ${version.toFixed(0)} ms, node -e 0 ${bare.toFixed(0)} ms: ${startupRatio.toFixed(2)}× (target ≤${TARGET_STARTUP_RATIO}×: ${startupRatio <= TARGET_STARTUP_RATIO ? 'met' : 'MISSED'})`,
-          `wall time from spawn to exit, median of ${ROUNDS} rounds after ${WARMUP} warm-up, each round running every process once in turn; the floor only decodes, splits and parses`,
+          `wall time from spawn to exit, best of ${ROUNDS} rounds after ${WARMUP} warm-up (medians below), each round running every process once in turn; the floor only decodes, splits and parses`,
         ],
       },
     ];

@@ -24,6 +24,13 @@ function alone(): number | null {
 
 // replay serves until stopped; every other command runs to an exit status. Each loads only its own modules.
 if (argv[0] === 'replay') {
-  const { replayCommand } = await import('./replay.ts');
-  process.exitCode = await replayCommand(argv.slice(1), io);
-} else process.exitCode = alone() ?? (await import('./main.ts')).run(argv, io);
+  void import('./replay.ts').then(async ({ replayCommand }) => {
+    process.exitCode = await replayCommand(argv.slice(1), io);
+  });
+} else {
+  const answered = alone();
+  if (answered !== null) process.exitCode = answered;
+  else void import('./main.ts').then(({ run }) => {
+    process.exitCode = run(argv, io);
+  });
+}

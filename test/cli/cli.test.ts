@@ -456,7 +456,7 @@ describe('agui-inspector as a child process', () => {
 });
 
 describe('the packaged command-line tool (dist/cli, as npm installs it)', () => {
-  const bin = join(ROOT, 'dist/cli/agui-inspector.mjs');
+  const bin = join(ROOT, 'dist/cli/agui-inspector.cjs');
   // Records each validator module the tool requires: the CommonJS loader is the only way it loads them.
   const spy = join(ROOT, 'test/cli/support/require-spy.cjs');
   const exec = async (...argv: string[]): Promise<Output & { validators: string[] }> => {
@@ -505,7 +505,7 @@ describe('the packaged command-line tool (dist/cli, as npm installs it)', () => 
     const copy = join(dir, 'installed');
     cpSync(join(ROOT, 'dist/cli'), copy, { recursive: true });
     rmSync(join(copy, 'schema/generated/v1_0.cjs'));
-    const r = await execFileP(process.execPath, [join(copy, 'agui-inspector.mjs'), 'check', file('clean.sse'), file('versioned.sse'), '--input', file('input.json'), '--as', '1.0']).catch((e) => e as { code: number; stdout: string; stderr: string });
+    const r = await execFileP(process.execPath, [join(copy, 'agui-inspector.cjs'), 'check', file('clean.sse'), file('versioned.sse'), '--input', file('input.json'), '--as', '1.0']).catch((e) => e as { code: number; stdout: string; stderr: string });
     assert.equal((r as { code?: number }).code, 2);
     assert.match(r.stderr, /versioned\.sse: internal error: Error: this installation lacks the AG-UI 1\.0 validators .*reinstall agui-inspector/);
     assert.match(r.stdout, /1 completed, 0 failed, 1 unreadable/);
