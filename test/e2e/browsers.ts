@@ -12,7 +12,7 @@
  * Firefox: Debian firefox-esr through puppeteer-core over WebDriver BiDi, the extension installed as a
  * temporary add-on with a pinned moz-extension UUID.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,30 @@ export function buildExtension(target: Target): Promise<string> {
     built.set(target, p);
   }
   return p;
+}
+
+/** The built manifest's content scripts, as the tests that alter a copy of the extension read them. */
+export interface BuiltManifest {
+  content_scripts: { js: string[]; world?: string }[];
+}
+
+/**
+ * A copy of the built extension under .tmp, altered by `edit`: it gets the copy's directory and its
+ * manifest, which is written back after. The caller removes the copy.
+ */
+export async function alteredExtension(target: Target, name: string, edit: (dir: string, manifest: BuiltManifest) => void): Promise<string> {
+  const dir = mkdtempSync(join(ROOT, '.tmp', `${name}-${target}-`));
+  cpSync(await buildExtension(target), dir, { recursive: true });
+  const file = join(dir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as BuiltManifest;
+  edit(dir, manifest);
+  writeFileSync(file, JSON.stringify(manifest));
+  return dir;
+}
+
+/** Either browser with an extension loaded from `extDir`, for a test that runs alike in both. */
+export function launchWith(target: Target, extDir: string): Promise<ExtensionBrowser & { newPage(): Promise<unknown> }> {
+  return target === 'chrome' ? launchChromium({ extDir }) : launchFirefox({ extDir });
 }
 
 export interface ExtensionBrowser {

@@ -7,25 +7,23 @@
  * literals that are parsed and compiled before any of the relay runs.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { ROOT, buildExtension, launchChromium, launchFirefox, poll, type ExtensionBrowser, type Target } from './browsers.ts';
-import { runScenario, settled } from './demo-capture.ts';
+import { alteredExtension, launchWith, type Target } from './browsers.ts';
+import { chatOnDemoPage, settled } from './demo-capture.ts';
 
 /** About 100 times the relay's own size; 1 MB already made it miss the handshake. */
 const PADDING_BYTES = 4 * 1024 * 1024;
 
 /** A copy of the built extension whose relay script takes long to compile. */
-async function withLateRelay(target: Target): Promise<string> {
-  const dir = mkdtempSync(join(ROOT, '.tmp', `late-relay-${target}-`));
-  cpSync(await buildExtension(target), dir, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { content_scripts: { js: string[]; world?: string }[] };
-  const relay = manifest.content_scripts.find((c) => c.world !== 'MAIN')!.js.at(-1)!;
-  const line = `void [${Array.from({ length: 500 }, (_, i) => `{ n: ${i}, s: "${i.toString(36)}", a: [${i}, ${i + 1}] }`).join(', ')}];\n`;
-  appendFileSync(join(dir, relay), line.repeat(Math.ceil(PADDING_BYTES / line.length)));
-  return dir;
+function withLateRelay(target: Target): Promise<string> {
+  return alteredExtension(target, 'late-relay', (dir, manifest) => {
+    const relay = manifest.content_scripts.find((c) => c.world !== 'MAIN')!.js.at(-1)!;
+    const line = `void [${Array.from({ length: 500 }, (_, i) => `{ n: ${i}, s: "${i.toString(36)}", a: [${i}, ${i + 1}] }`).join(', ')}];\n`;
+    appendFileSync(join(dir, relay), line.repeat(Math.ceil(PADDING_BYTES / line.length)));
+  });
 }
 
 describe('a relay that compiles after the page script still gets the page\'s capture', () => {
@@ -40,24 +38,13 @@ describe('a relay that compiles after the page script still gets the page\'s cap
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  const launchers: Record<Target, (extDir: string) => Promise<ExtensionBrowser & { newPage(): Promise<unknown> }>> = {
-    firefox: (extDir) => launchFirefox({ extDir }),
-    chrome: (extDir) => launchChromium({ extDir }),
-  };
   for (const [target, name] of [['firefox', 'Firefox'], ['chrome', 'Chromium']] as const) {
     test(`in ${name}`, async () => {
       const dir = await withLateRelay(target);
       dirs.push(dir);
-      const b = await launchers[target](dir);
+      const b = await launchWith(target, dir);
       try {
-        // Both drivers' pages navigate and evaluate alike.
-        const page = (await b.newPage()) as Parameters<typeof runScenario>[0];
-        const url = `${agent.url}/`;
-        await page.goto(url);
-        await poll(page as Parameters<typeof poll>[0], () => typeof window.demo?.run === 'function');
-        const seen = await runScenario(page, 'chat', 'sse', 0);
-        assert.equal(seen.error, undefined);
-        const tabId = await b.tabIdOf(url);
+        const { tabId, seen } = await chatOnDemoPage(b, agent.url);
         await settled(b, tabId, 1);
         const s = (await b.request({ type: 'agui-inspector/session', tabId }))!;
         assert.deepEqual(s.exchanges.map((x) => [x.api, x.outcome, x.events.length]), [['fetch', 'complete', seen.events.length]]);

@@ -5,27 +5,21 @@
  * panel must both say that the page was not reached.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { ROOT, buildExtension, launchChromium, launchFirefox, poll, until, type ExtensionBrowser, type Target } from './browsers.ts';
-import { runScenario } from './demo-capture.ts';
+import { alteredExtension, launchChromium, launchFirefox, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { chatOnDemoPage } from './demo-capture.ts';
 
 /** A copy of the built extension without its MAIN-world content script. */
-async function withoutPageScript(target: Target): Promise<string> {
-  const built = await buildExtension(target);
-  const dir = mkdtempSync(join(ROOT, '.tmp', `unreached-${target}-`));
-  cpSync(built, dir, { recursive: true });
-  const file = join(dir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as { content_scripts: { world?: string }[] };
-  const before = manifest.content_scripts.length;
-  manifest.content_scripts = manifest.content_scripts.filter((c) => c.world !== 'MAIN');
-  assert.equal(manifest.content_scripts.length, before - 1, 'the manifest had one page script');
-  writeFileSync(file, JSON.stringify(manifest));
-  return dir;
+function withoutPageScript(target: Target): Promise<string> {
+  return alteredExtension(target, 'unreached', (_dir, manifest) => {
+    const before = manifest.content_scripts.length;
+    manifest.content_scripts = manifest.content_scripts.filter((c) => c.world !== 'MAIN');
+    assert.equal(manifest.content_scripts.length, before - 1, 'the manifest had one page script');
+  });
 }
 
 describe('a page the page script did not reach is reported, not silently empty', () => {
@@ -42,15 +36,8 @@ describe('a page the page script did not reach is reported, not silently empty',
 
   /** Loads the demo page, has it make an AG-UI request, and waits for the worker to report the page. */
   async function reported(b: ExtensionBrowser & { newPage(): Promise<unknown> }): Promise<{ url: string; tabId: number }> {
-    // Both drivers' pages navigate and evaluate alike.
-    const page = (await b.newPage()) as Parameters<typeof runScenario>[0];
-    const url = `${agent.url}/`;
-    await page.goto(url);
-    await poll(page as Parameters<typeof poll>[0], () => typeof window.demo?.run === 'function');
-    const seen = await runScenario(page, 'chat', 'sse', 0);
-    assert.equal(seen.error, undefined);
+    const { url, tabId, seen } = await chatOnDemoPage(b, agent.url);
     assert.ok(seen.events.length > 3, 'the page made its AG-UI request');
-    const tabId = await b.tabIdOf(url);
     const s = await until('the worker reports the page unreached', async () => {
       const s = (await b.request({ type: 'agui-inspector/session', tabId }))!;
       return s.stats.unreached.length > 0 ? s : null;

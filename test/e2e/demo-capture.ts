@@ -7,7 +7,7 @@ import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { readHar } from '../../src/formats/har.ts';
 import { startDemoAgent } from '../../demo/agent.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, launchChromium, sleep, type ChromiumBrowser, type ExtensionBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, poll, sleep, type ChromiumBrowser, type ExtensionBrowser } from './browsers.ts';
 import type { Recorded } from './recorder.ts';
 
 /** Runs a demo scenario in the page with fixed ids, so two runs send byte-identical requests. */
@@ -17,6 +17,18 @@ export async function runScenario(page: PlaywrightPage | PuppeteerPage, scenario
     ([s, t, i]) => window.demo.run(s, { transport: t, threadId: `thread-${s}-${i}`, runId: `run-${s}-${t}-${i}`, delay: 5 }),
     [scenario, transport, n] as const,
   );
+}
+
+/** Opens the demo page at `agentUrl` in a new tab of either browser and has it run the chat scenario once, over SSE. */
+export async function chatOnDemoPage(b: ExtensionBrowser & { newPage(): Promise<unknown> }, agentUrl: string): Promise<{ url: string; tabId: number; seen: DemoRunResult }> {
+  // Both drivers' pages navigate and evaluate alike.
+  const page = (await b.newPage()) as PlaywrightPage;
+  const url = `${agentUrl}/`;
+  await page.goto(url);
+  await poll(page, () => typeof window.demo?.run === 'function');
+  const seen = await runScenario(page, 'chat', 'sse', 0);
+  assert.equal(seen.error, undefined);
+  return { url, tabId: await b.tabIdOf(url), seen };
 }
 
 /** The HAR the extension exports for one tab, read back with the CLI's reader. */
