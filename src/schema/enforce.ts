@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { isObject, pointerToken, type JsonObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
-import { DEFS, Shapes, type Shape } from './shape.ts';
+import { DEFS, hasType, Shapes, type JsonType, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
 import type { StandaloneValidator } from './validator.ts';
 import { quickChecksOf, validatorsOf } from './validators.ts';
@@ -53,18 +53,6 @@ const hasOwn = (value: JsonObject, key: string): boolean => Object.prototype.has
 /** Plain assignment of `__proto__` would replace the copy's prototype instead of adding the member. */
 function put(target: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-type JsonType = NonNullable<JsonSchema['type']>;
-
-function hasType(value: unknown, type: JsonType): boolean {
-  switch (type) {
-    case 'object': return isObject(value);
-    case 'array': return Array.isArray(value);
-    case 'string': return typeof value === 'string';
-    case 'boolean': return typeof value === 'boolean';
-    case 'integer': return Number.isInteger(value);
-  }
 }
 
 const ARTICLE: Record<JsonType, string> = {

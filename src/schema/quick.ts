@@ -1,5 +1,5 @@
 import type { JsonSchema } from './protocol.ts';
-import { DEFS, Shapes } from './shape.ts';
+import { DEFS, hasType, Shapes, type JsonType } from './shape.ts';
 
 /*
  * Quick checks, compiled at build time (scripts/gen-validators.ts) from the schema-as-data into plain
@@ -21,8 +21,6 @@ const ASSERTIONS = new Set([
 const INLINE_ENUM = 4;
 /** A referenced definition whose check is at most this long is written out at each reference (ref). */
 const INLINE_REF = 600;
-
-type JsonType = NonNullable<JsonSchema['type']>;
 
 function typeTest(v: string, type: JsonType): string {
   switch (type) {
@@ -177,7 +175,7 @@ export class QuickCompiler {
   /** A schema of type, const and enum only, judged here for a value known at compile time. */
   private known(value: unknown, schema: JsonSchema): string {
     const holds =
-      (schema.type === undefined || (schema.type === 'integer' ? Number.isInteger(value) : schema.type === 'array' ? Array.isArray(value) : typeof value === schema.type && value !== null && !Array.isArray(value))) &&
+      (schema.type === undefined || hasType(value, schema.type)) &&
       (schema.const === undefined || schema.const === value) &&
       (schema.enum === undefined || (schema.enum as readonly unknown[]).includes(value));
     return holds ? 'true' : 'false';

@@ -1,12 +1,26 @@
+import { isObject } from '../json.ts';
 import type { JsonSchema } from './protocol.ts';
 
 /*
- * How the schema-as-data composes objects and unions, read the one way both its readers need it:
+ * How the schema-as-data types values and composes objects and unions, read the one way both its readers need it:
  * the enforcement walker (enforce.ts) at run time, and the quick checks' compiler (quick.ts) at build time.
  */
 
 /** Where a reference into the document's own definitions points. */
 export const DEFS = '#/$defs/';
+
+export type JsonType = NonNullable<JsonSchema['type']>;
+
+/** Whether a value is of a schema's `type`, as ajv reads it. */
+export function hasType(value: unknown, type: JsonType): boolean {
+  switch (type) {
+    case 'object': return isObject(value);
+    case 'array': return Array.isArray(value);
+    case 'string': return typeof value === 'string';
+    case 'boolean': return typeof value === 'boolean';
+    case 'integer': return Number.isInteger(value);
+  }
+}
 
 export interface Shape {
   /** Every property named by the schema or the parts it composes through $ref and allOf, with each part's schema for it. */
