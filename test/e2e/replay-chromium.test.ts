@@ -175,4 +175,29 @@ describe('agui-inspector replay, driven by the demo page in Chromium', () => {
       assert.deepEqual(replayed.bytes, [...first.chunks.flatMap((c) => [...c.bytes])]);
     }
   });
+
+  test('a recording\'s HTML runs no script on 127.0.0.1, even navigated to by a form on a loopback page', async () => {
+    // Script there would read every cookie of 127.0.0.1, which all the user's localhost apps share.
+    const html = '<!doctype html><title>recorded</title><script>document.title = "script ran: " + document.cookie</script>';
+    const first = recording[0]!;
+    const hostile = { ...first, responseContentType: 'text/html; charset=utf-8', chunks: [{ time: 0, bytes: new TextEncoder().encode(html) }] };
+    const lines: string[] = [];
+    const server = await startReplay([hostile], { speed: 'max', log: (l) => lines.push(l) });
+    servers.push(server);
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/?form`);
+    await page.evaluate(() => (document.cookie = 'session=secret'));
+    await page.evaluate((action) => {
+      const form = Object.assign(document.createElement('form'), { method: 'POST', action, enctype: 'text/plain' });
+      form.append(Object.assign(document.createElement('input'), { name: 'x', value: 'y' }));
+      document.body.append(form);
+      form.submit();
+    }, server.url + new URL(first.url!).pathname);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const titles = await Promise.all(b.context.pages().map((p) => p.title().catch(() => '')));
+    assert.deepEqual(titles.filter((t) => t.startsWith('script ran')), [], 'no page ran the recorded script');
+    // It was answered, as the opaque bytes it is.
+    assert.match(lines.join('\n'), /→ recorded exchange 0 \(HTTP 200\); served as application\/octet-stream, not the recorded "text\/html; charset=utf-8"/);
+    await page.close();
+  });
 });
