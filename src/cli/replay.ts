@@ -75,13 +75,13 @@ function urlOf(s: string): URL | null {
 const isWeb = (u: URL) => u.protocol === 'http:' || u.protocol === 'https:';
 
 /** An Origin header naming a page served from this machine's loopback (http or https, any port), written as a browser writes it. */
-export function isLoopbackOrigin(origin: string): boolean {
+function isLoopbackOrigin(origin: string): boolean {
   const u = urlOf(origin);
   return u !== null && isWeb(u) && u.origin === origin && LOOPBACK_NAMES.includes(u.hostname);
 }
 
 /** An `--allow-origin` value as a browser's Origin header writes it (`https://app.example:8443`), or null when it names no origin. */
-export function originOf(v: string): string | null {
+function originOf(v: string): string | null {
   const u = urlOf(v);
   if (u === null || !isWeb(u) || u.username || u.password || u.pathname !== '/' || u.search || u.hash) return null;
   return u.origin;
@@ -126,7 +126,7 @@ function readBody(req: IncomingMessage): Promise<string | null> {
       } else parts.push(b);
     });
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    // Closed before its end: the app went away mid-request (after 'end' or a refusal this settles nothing).
+    // Closed before its end: the app went away mid-request (after 'end', or a body found too large, this changes nothing).
     req.on('close', () => reject(new Error('the app closed the connection before sending the whole request')));
     req.on('error', reject);
   });
