@@ -376,8 +376,11 @@ describe('replay: limits, and an app that goes away', () => {
   it('stops waiting for a paced chunk when the app goes away', async () => {
     const { server, logged } = await logging([recorded(A, 't1', 'r1', 1, [0, 600_000])]);
     try {
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      const before = timers();
       await goAwayMidAnswer(server);
       assert.match(await logged(/went away/), /: the app went away after 1 of 2 chunks of recorded exchange 0$/);
+      assert.equal(timers(), before, 'the ten-minute wait for the second chunk left no timer behind');
     } finally {
       await server.close();
     }
