@@ -6,11 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { CapturedExchange } from '../formats/index.ts';
 import { FormatError, readExchanges } from '../formats/index.ts';
-import { pathOf, ReplayPlan, unmatchedBody } from '../recording/index.ts';
+import { LONGEST_WAIT_MS, pathOf, ReplayPlan, servedContentType, unmatchedBody } from '../recording/index.ts';
 import { reason } from './files.ts';
 import { printable } from './printable.ts';
 import { REPLAY_USAGE } from './usage.ts';
@@ -23,27 +24,94 @@ export interface ReplayOptions {
   port?: number;
   host?: string;
   speed?: Speed;
+  /** Origins besides the loopback ones whose pages may read the replay (`--allow-origin`), each `scheme://host[:port]`. */
+  allowOrigins?: readonly string[];
   /** Told about each request, for the console. */
   log?: (line: string) => void;
 }
 
 export interface ReplayServer {
   url: string;
+  /** Whether it listens on a loopback address only; otherwise anyone on the network can ask it. */
+  loopback: boolean;
   close(): Promise<void>;
 }
 
 /** The largest request body read; a RunAgentInput is far smaller, and the recording answers nothing larger. */
 const MAX_BODY = 16 * 1024 * 1024;
 
-function corsHeaders(req: IncomingMessage): Record<string, string> {
-  // The app is usually served from another port than the replay: let its page read the answers.
-  return {
-    'access-control-allow-origin': req.headers.origin ?? '*',
-    'access-control-allow-methods': 'POST, GET, OPTIONS',
-    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type, accept',
-    'access-control-max-age': '600',
-    vary: 'Origin',
-  };
+/**
+ * The server's limits, set rather than left to Node's defaults (a minute for headers, five for a request,
+ * no cap on sockets): an app on the same machine sends its request at once, and a replay serves one app.
+ * The request limits stop at the request's end; a slow recorded stream is not cut.
+ */
+const LIMITS = { headersTimeout: 5_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000, keepAliveTimeout: 5_000 };
+export const MAX_CONNECTIONS = 64;
+
+/**
+ * On every answer: a browser must not sniff a body into something it renders, and whatever it is shown
+ * as runs nothing and loads nothing (a localhost page shares its cookies with every other localhost app).
+ */
+const EVERY_ANSWER = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "sandbox; default-src 'none'",
+  'cache-control': 'no-store',
+  vary: 'Origin',
+};
+
+const METHODS = 'POST, GET, OPTIONS';
+
+/** The host names of this machine's loopback interface, as a URL or a Host header writes them. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+function urlOf(s: string): URL | null {
+  try {
+    return new URL(s);
+  } catch {
+    return null;
+  }
+}
+
+const isWeb = (u: URL) => u.protocol === 'http:' || u.protocol === 'https:';
+
+/** An Origin header naming a page served from this machine's loopback (http or https, any port), written as a browser writes it. */
+function isLoopbackOrigin(origin: string): boolean {
+  const u = urlOf(origin);
+  return u !== null && isWeb(u) && u.origin === origin && LOOPBACK_NAMES.includes(u.hostname);
+}
+
+/** An `--allow-origin` value as a browser's Origin header writes it (`https://app.example:8443`), or null when it names no origin. */
+function originOf(v: string): string | null {
+  const u = urlOf(v);
+  if (u === null || !isWeb(u) || u.username || u.password || u.pathname !== '/' || u.search || u.hash) return null;
+  return u.origin;
+}
+
+const isLoopbackAddress = (a: string) => /^(::ffff:)?127\./.test(a) || a === '::1';
+const asHostName = (a: string) => (isIPv6(a) ? `[${a}]` : a.toLowerCase());
+
+/**
+ * The Host headers a request may carry: the loopback names and the `--host` given, at the port listened on,
+ * and this machine's addresses when it listens on all of them. A page whose own host name was made to resolve
+ * to this machine (DNS rebinding) sends its name, which is none of these.
+ */
+function hostsFor(bound: AddressInfo, given: string | undefined): Set<string> {
+  const names = new Set(LOOPBACK_NAMES);
+  if (given !== undefined) names.add(asHostName(given));
+  if (bound.address === '0.0.0.0' || bound.address === '::') {
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(asHostName(a.address));
+  }
+  const hosts = new Set<string>();
+  for (const n of names) {
+    hosts.add(`${n}:${bound.port}`);
+    if (bound.port === 80) hosts.add(n);
+  }
+  return hosts;
+}
+
+/** An answer that carries no recorded data, and closes the connection so an unread request body ends with it. */
+function refuse(res: ServerResponse, status: number, error: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ error, message }));
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {
@@ -58,65 +126,139 @@ function readBody(req: IncomingMessage): Promise<string | null> {
       } else parts.push(b);
     });
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    // Closed before its end: the app went away mid-request (after 'end', or a body found too large, this changes nothing).
+    req.on('close', () => reject(new Error('the app closed the connection before sending the whole request')));
     req.on('error', reject);
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function play(x: CapturedExchange, res: ServerResponse, headers: Record<string, string>, speed: Speed): Promise<void> {
-  res.writeHead(x.status ?? 200, { ...headers, 'content-type': x.responseContentType || 'application/octet-stream', 'cache-control': 'no-cache' });
-  res.flushHeaders();
-  const start = performance.now();
-  for (const chunk of x.chunks) {
-    if (res.destroyed) return;
-    if (speed !== 'max') {
-      const due = chunk.time / speed - (performance.now() - start);
-      if (due > 0) await sleep(due);
-    }
-    // Each recorded chunk goes out as one write, so the app sees the recorded chunking, not one body.
-    await new Promise<void>((resolve) => (res.write(chunk.bytes) ? resolve() : res.once('drain', resolve)));
-  }
-  res.end();
+/**
+ * Resolves when `arm`'s event comes or the app has gone, whichever is first, and leaves nothing armed
+ * behind: a wait on a closed connection would otherwise hold its timer or listener, and the replay, forever.
+ */
+function unlessGone(res: ServerResponse, arm: (done: () => void) => () => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve();
+    let disarm = () => {};
+    const done = () => {
+      disarm();
+      res.off('close', done);
+      resolve();
+    };
+    res.once('close', done);
+    disarm = arm(done);
+  });
 }
 
-/** Starts serving `exchanges`; resolves once listening. */
+const pause = (res: ServerResponse, ms: number) =>
+  unlessGone(res, (done) => {
+    const t = setTimeout(done, ms);
+    return () => clearTimeout(t);
+  });
+
+const drained = (res: ServerResponse) =>
+  unlessGone(res, (done) => {
+    res.once('drain', done);
+    return () => res.off('drain', done);
+  });
+
+/** Sends `x`'s recorded answer; resolves to how many of its chunks were sent, fewer when the app went away. */
+async function play(x: CapturedExchange, res: ServerResponse, headers: Record<string, string>, speed: Speed): Promise<number> {
+  res.writeHead(x.status ?? 200, { ...headers, 'content-type': servedContentType(x.responseContentType) });
+  res.flushHeaders();
+  const start = performance.now();
+  let sent = 0;
+  for (const chunk of x.chunks) {
+    // A slow --speed can stretch a recorded pause past what one timer waits: wait in steps.
+    for (let due = 0; speed !== 'max' && !res.destroyed && (due = chunk.time / speed - (performance.now() - start)) > 0; ) {
+      await pause(res, Math.min(due, LONGEST_WAIT_MS));
+    }
+    if (res.destroyed) return sent;
+    // Each recorded chunk goes out as one write, so the app sees the recorded chunking, not one body.
+    if (!res.write(chunk.bytes)) await drained(res);
+    if (res.destroyed) return sent;
+    sent++;
+  }
+  res.end();
+  return sent;
+}
+
+/** Starts serving `exchanges`; resolves once listening. Throws a FormatError, before listening, for an exchange no replay can answer. */
 export async function startReplay(exchanges: readonly CapturedExchange[], o: ReplayOptions = {}): Promise<ReplayServer> {
   const plan = new ReplayPlan(exchanges);
   const speed = o.speed ?? 1;
   const log = o.log ?? (() => {});
-  const server: Server = createServer((req, res) => {
+  const allowed = new Set<string>();
+  for (const v of o.allowOrigins ?? []) {
+    const origin = originOf(v);
+    if (origin === null) throw new TypeError(`${JSON.stringify(v)} is not an origin (scheme://host[:port])`);
+    allowed.add(origin);
+  }
+  let hosts = new Set<string>();
+  const server: Server = createServer(LIMITS, (req, res) => {
+    for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
+    const path = pathOf(req.url);
+    const asked = `${req.method} ${path}`;
+    const host = req.headers.host;
+    if (host === undefined || !hosts.has(host.toLowerCase())) {
+      log(`${asked} addressed to ${JSON.stringify(host ?? '')} → 421: not this machine's loopback or --host name`);
+      return refuse(res, 421, 'host-not-allowed', `this replay answers requests addressed to ${LOOPBACK_NAMES.join(', ')} or its --host, at its port`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin) && !allowed.has(origin)) {
+      log(`${asked} from ${origin} → 403: not a loopback origin (--allow-origin ${origin} lets its pages read the replay)`);
+      return refuse(res, 403, 'origin-not-allowed', 'this replay answers pages served from localhost, 127.0.0.1 or [::1] (any port) and the origins given with --allow-origin');
+    }
+    // The app is usually served from another port than the replay: let its page read the answers, with its credentials if it sends them.
+    const cors: Record<string, string> = origin === undefined ? {} : { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' };
     void (async () => {
-      const headers = corsHeaders(req);
-      const path = pathOf(req.url);
-      if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end();
+      if (req.method === 'OPTIONS') {
+        const preflight: Record<string, string> = { ...cors, allow: METHODS };
+        if (origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
+          preflight['access-control-allow-methods'] = METHODS;
+          const names = req.headers['access-control-request-headers'];
+          if (names) preflight['access-control-allow-headers'] = names;
+          // Chrome asks before a public page (one given with --allow-origin) reaches a loopback server.
+          if (req.headers['access-control-request-private-network'] === 'true') preflight['access-control-allow-private-network'] = 'true';
+          preflight['access-control-max-age'] = '600';
+        }
+        return void res.writeHead(204, preflight).end();
+      }
       if (req.method !== 'POST') {
         const body = JSON.stringify({ replaying: plan.size, how: 'POST each RunAgentInput to the path it was recorded at' });
-        return void res.writeHead(req.method === 'GET' ? 200 : 405, { ...headers, 'content-type': 'application/json' }).end(body);
+        return void res.writeHead(req.method === 'GET' ? 200 : 405, { ...cors, allow: METHODS, 'content-type': 'application/json' }).end(body);
       }
       const body = await readBody(req);
-      if (body === null) return void res.writeHead(413, { ...headers, 'content-type': 'application/json' }).end('{"error":"request body too large"}');
+      if (body === null) return void res.writeHead(413, { ...cors, 'content-type': 'application/json' }).end('{"error":"request body too large"}');
       const m = plan.match(path, body);
       if (!m.ok) {
-        log(`POST ${path} → 404: ${m.message}`);
-        return void res.writeHead(404, { ...headers, 'content-type': 'application/json' }).end(unmatchedBody(m));
+        log(`${asked} → 404: ${m.message}`);
+        return void res.writeHead(404, { ...cors, 'content-type': 'application/json' }).end(unmatchedBody(m));
       }
-      log(`POST ${path} → recorded exchange ${m.index} (HTTP ${m.exchange.status ?? 200})${m.differences.length ? `; differs: ${m.differences.join('; ')}` : ''}`);
-      await play(m.exchange, res, headers, speed);
+      const x = m.exchange;
+      const served = servedContentType(x.responseContentType);
+      const as = served === x.responseContentType ? '' : `; served as ${served}, not the recorded ${JSON.stringify(x.responseContentType)}`;
+      log(`${asked} → recorded exchange ${m.index} (HTTP ${x.status ?? 200})${as}${m.differences.length ? `; differs: ${m.differences.join('; ')}` : ''}`);
+      const sent = await play(x, res, cors, speed);
+      if (sent < x.chunks.length) log(`${asked}: the app went away after ${sent} of ${x.chunks.length} chunks of recorded exchange ${m.index}`);
     })().catch((e: unknown) => {
-      log(`error: ${e instanceof Error ? e.message : String(e)}`);
-      if (!res.headersSent) res.writeHead(500).end();
+      log(`${asked}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
       else res.destroy();
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', resolve);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
+      hosts = hostsFor(server.address() as AddressInfo, o.host);
+      resolve();
+    });
   });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  const bound = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${asHostName(bound.address)}:${bound.port}`,
+    loopback: isLoopbackAddress(bound.address),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -135,7 +277,11 @@ function parseSpeed(v: string): Speed | null {
 export async function replayCommand(argv: string[], io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { port: { type: 'string' }, host: { type: 'string' }, speed: { type: 'string' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { port: { type: 'string' }, host: { type: 'string' }, speed: { type: 'string' }, 'allow-origin': { type: 'string', multiple: true } },
+    });
   } catch (e) {
     io.err(`agui-inspector: ${printable(e instanceof Error ? e.message : String(e))}\nUsage:\n${REPLAY_USAGE}\n`);
     return 2;
@@ -143,6 +289,12 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   const [file, ...rest] = parsed.positionals;
   const port = parsed.values.port === undefined ? 8766 : Number(parsed.values.port);
   const speed = parseSpeed(parsed.values.speed ?? '1');
+  const allowOrigins = parsed.values['allow-origin'] ?? [];
+  const notOrigin = allowOrigins.find((v) => originOf(v) === null);
+  if (notOrigin !== undefined) {
+    io.err(`agui-inspector: ${printable(`--allow-origin ${JSON.stringify(notOrigin)} is not an origin: give scheme://host[:port], as a browser's Origin header names a page`)}\nUsage:\n${REPLAY_USAGE}\n`);
+    return 2;
+  }
   if (file === undefined || rest.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535 || speed === null) {
     io.err(`agui-inspector: replay takes one recording, a --port from 0 to 65535 and a --speed of max or a positive number\nUsage:\n${REPLAY_USAGE}\n`);
     return 2;
@@ -157,11 +309,14 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   let server: ReplayServer;
   try {
     // Request paths and recorded ids reach the terminal: escaped like every value the CLI prints.
-    server = await startReplay(exchanges, { port, host: parsed.values.host, speed, log: (line) => io.out(printable(line) + '\n') });
+    server = await startReplay(exchanges, { port, host: parsed.values.host, speed, allowOrigins, log: (line) => io.out(printable(line) + '\n') });
   } catch (e) {
-    io.err(`agui-inspector: ${printable(`cannot listen on ${parsed.values.host ?? '127.0.0.1'}:${port}: ${e instanceof Error ? e.message : String(e)}`)}\n`);
+    // A FormatError names the exchange (file#entries/N) that cannot be replayed.
+    const why = e instanceof FormatError ? e.message : `cannot listen on ${parsed.values.host ?? '127.0.0.1'}:${port}: ${e instanceof Error ? e.message : String(e)}`;
+    io.err(`agui-inspector: ${printable(why)}\n`);
     return 2;
   }
+  if (!server.loopback) io.err(`agui-inspector: warning: ${printable(`--host ${parsed.values.host}`)} is not a loopback address: the recording is served to the network, unauthenticated\n`);
   io.out(`Replaying ${exchanges.length} exchanges from ${printable(file)} on ${server.url} (speed ${speed}). Point the app's agent URL at ${server.url}<the recorded path>; Ctrl-C stops.\n`);
   return new Promise<number>(() => {});
 }

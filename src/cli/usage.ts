@@ -8,8 +8,12 @@ import { TOOL } from '../meta.ts';
  */
 
 /** Usage lines shared by the commands that print them. */
-export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] [--host 127.0.0.1] [--speed 1|max|<factor>]
-                                  answer an app's AG-UI requests with the recorded responses`;
+export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] [--host 127.0.0.1] [--speed 1|max|<factor>] [--allow-origin <origin>]...
+                                  answer an app's AG-UI requests with the recorded responses; only pages
+                                  on localhost, 127.0.0.1 or [::1] (any port), each --allow-origin and
+                                  requests without an Origin may read them, addressed to a loopback
+                                  name or the --host; AG-UI media types are served as recorded, any
+                                  other as application/octet-stream`;
 
 export const USAGE = `Usage:
   agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1]

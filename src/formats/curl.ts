@@ -33,8 +33,9 @@ export function toCurl(exchange: CapturedExchange): string {
   if (exchange.url === undefined) throw new FormatError(`${exchange.source}: no URL was captured, so there is nothing to replay against`);
   const method = (exchange.method ?? 'POST').toUpperCase();
   const body = exchange.requestBody;
-  // -N: print events as they arrive instead of when curl's buffer fills.
-  const lines = ['curl -N'];
+  // -N: print events as they arrive instead of when curl's buffer fills. -g: the URL is sent as recorded,
+  // its brackets and braces (an IPv6 host, `filter[0]=`) not read as curl's ranges and lists.
+  const lines = ['curl -N -g'];
   const inferred = body === undefined ? 'GET' : 'POST';
   if (method !== inferred) lines.push(`-X ${shellQuote(method)}`);
   lines.push(`--url ${shellQuote(exchange.url)}`);
@@ -45,7 +46,9 @@ export function toCurl(exchange: CapturedExchange): string {
     prefix = `printf -- ${shellQuote(printfFormat(body))} | `;
     lines.push('--data-binary @-');
   } else if (body !== undefined) {
-    lines.push(`--data-binary ${shellQuote(body)}`);
+    // --data-raw, never --data-binary: that reads a body starting with `@` as the name of a file to send
+    // (`@/home/user/.ssh/id_rsa`, `@-`), so a recorded body could make the command upload a local file.
+    lines.push(`--data-raw ${shellQuote(body)}`);
   }
   return prefix + lines.join(' \\\n  ') + '\n';
 }

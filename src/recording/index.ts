@@ -2,4 +2,4 @@
 export { exportSession } from './export.ts';
 export { DEFAULT_REDACTION, REDACTION_GROUPS } from './groups.ts';
 export type { RedactionGroup } from './groups.ts';
-export { ReplayPlan, pathOf, unmatchedBody } from './replay.ts';
+export { LONGEST_WAIT_MS, ReplayPlan, pathOf, servedContentType, unmatchedBody } from './replay.ts';

@@ -10,8 +10,9 @@
  * a bug report sees at once why the app's request is not the one that was recorded.
  */
 import type { JsonObject } from '../json.ts';
-import { runAgentInputIn } from '../formats/index.ts';
+import { FormatError, runAgentInputIn } from '../formats/index.ts';
 import type { CapturedExchange } from '../formats/index.ts';
+import { transportOf } from '../wire/index.ts';
 
 interface Entry {
   index: number;
@@ -65,6 +66,37 @@ export function differences(path: string, input: JsonObject | null, e: { path: s
   return out;
 }
 
+/** The longest a timer waits (2^31 − 1 ms, about 24.8 days); a recorded chunk later than that is no pace to keep. */
+export const LONGEST_WAIT_MS = 2 ** 31 - 1;
+
+/** What an HTTP header value may hold: tab, visible ASCII, space and Latin-1 beyond ASCII (Node refuses anything else mid-answer). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Why `x` cannot be answered as recorded, or null. Checked when the recording is loaded, because each of
+ * these fails only once an app asks: a 1xx status leaves the client waiting for the real answer, 0 or 1000
+ * is no status at all, a content type no header can carry breaks the answer's head half-written, and a
+ * chunk time beyond what a timer can wait overflows it.
+ */
+export function unreplayable(x: CapturedExchange): string | null {
+  const status = x.status ?? 200;
+  if (!Number.isInteger(status) || status < 200 || status > 599) return `the recorded status ${status} cannot be replayed: a replay answers with a final status from 200 to 599`;
+  if (!HEADER_VALUE.test(x.responseContentType)) {
+    return `the recorded content type ${JSON.stringify(x.responseContentType)} holds a character no HTTP header can carry (CR, LF, another control character, or one beyond Latin-1)`;
+  }
+  const late = x.chunks.findIndex((c) => !(Number.isFinite(c.time) && c.time <= LONGEST_WAIT_MS));
+  if (late !== -1) return `chunk ${late} is recorded at ${x.chunks[late]!.time} ms: a replay waits for a finite time of at most ${LONGEST_WAIT_MS} ms (about 24 days)`;
+  return null;
+}
+
+/**
+ * The Content-Type a replay answers with: an AG-UI media type (SSE, protobuf, JSON, JSONL) as recorded;
+ * anything else as opaque bytes, so a recording's HTML or script is never rendered or run by a browser.
+ */
+export function servedContentType(recorded: string): string {
+  return transportOf(recorded) === null ? 'application/octet-stream' : recorded;
+}
+
 export class ReplayPlan {
   private readonly entries: Entry[];
   /**
@@ -76,8 +108,11 @@ export class ReplayPlan {
   /** path and incoming threadId → the recorded track it replays */
   private readonly pairs = new Map<string, Track>();
 
+  /** Throws a FormatError naming the first exchange that cannot be replayed, and why. */
   constructor(exchanges: readonly CapturedExchange[]) {
     this.entries = exchanges.map((exchange, index) => {
+      const why = unreplayable(exchange);
+      if (why !== null) throw new FormatError(`${exchange.source}: ${why}`);
       const e = { index, exchange, path: pathOf(exchange.url), input: inputOf(exchange.requestBody) };
       let threads = this.tracks.get(e.path);
       if (!threads) this.tracks.set(e.path, (threads = new Map()));

@@ -335,7 +335,7 @@ describe('recordings through the panel (Chromium)', () => {
     const curl = await copy('copy-curl', 'selection');
     assert.equal(curl.how, 'selection', 'without the clipboard API, a selected textarea is copied');
     assert.ok(curl.text!.includes(`--url ${shellQuote(exact.url!)}`), curl.text!);
-    assert.ok(curl.text!.includes(`--data-binary ${shellQuote(exact.requestBody!)}`));
+    assert.ok(curl.text!.includes(`--data-raw ${shellQuote(exact.requestBody!)}`));
 
     const manual = await copy('copy-curl', 'manual');
     assert.equal(manual.how, 'manual');

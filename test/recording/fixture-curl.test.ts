@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
@@ -98,11 +103,11 @@ describe('toCurl', () => {
     it(`passes every argument intact through ${shell}, whatever the body holds`, () => {
       const { args, stdin } = argsSeenBy(shell, toCurl(base));
       assert.deepEqual(args, [
-        '-N',
+        '-N', '-g',
         '--url', base.url,
         '-H', 'Content-Type: application/json; charset=utf-8',
         '-H', 'Accept: text/event-stream',
-        '--data-binary', awkward,
+        '--data-raw', awkward,
       ]);
       assert.equal(stdin, '');
     });
@@ -117,18 +122,18 @@ describe('toCurl', () => {
 
   it('names a method curl would not infer, and sends no body or Content-Type when there was none', () => {
     const { args } = argsSeenBy('sh', toCurl({ ...base, method: 'PUT' }));
-    assert.deepEqual(args.slice(0, 2), ['-N', '-X']);
-    assert.equal(args[2], 'PUT');
+    assert.deepEqual(args.slice(0, 3), ['-N', '-g', '-X']);
+    assert.equal(args[3], 'PUT');
     const get = argsSeenBy('sh', toCurl({ ...base, method: 'GET', requestBody: undefined, requestContentType: undefined }));
-    assert.deepEqual(get.args, ['-N', '--url', base.url, '-H', 'Accept: text/event-stream']);
+    assert.deepEqual(get.args, ['-N', '-g', '--url', base.url, '-H', 'Accept: text/event-stream']);
   });
 
   it('refuses an exchange with no URL', () => {
     assert.throws(() => toCurl({ ...base, url: undefined }), FormatError);
   });
 
-  const curlAvailable = spawnSync('curl', ['--version']).status === 0;
-  it('replays against the demo agent with real curl, over SSE and protobuf', { skip: !curlAvailable && 'curl not installed' }, async () => {
+  // Real curl runs here (.ci/run installs it where it is missing).
+  it('replays against the demo agent with real curl, over SSE and protobuf', async () => {
     for (const accept of ['text/event-stream', `${AGUI_MEDIA_TYPE}, text/event-stream`]) {
       const input = inputFor({ runId: 'curl-run', messages: [{ id: 'u', role: 'user', content: "it's \"quoted\"\nand multi-line" }] });
       const x = await capture(`${agent.url}/agent/chat`, JSON.stringify(input), accept, 'curl');
@@ -137,4 +142,64 @@ describe('toCurl', () => {
       assert.deepEqual(new Uint8Array(run.stdout), bodyOf(x), accept);
     }
   });
+});
+
+describe('toCurl, run by real curl against a server on 127.0.0.1', () => {
+  let dir: string;
+  let secret: string;
+  let server: Server;
+  let url: string;
+  const received: { method: string; url: string; contentType: string | undefined; body: Buffer }[] = [];
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agui-curl-'));
+    secret = join(dir, 'id_rsa');
+    writeFileSync(secret, 'PRIVATE KEY, never to leave this machine\n');
+    server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (b: Buffer) => parts.push(b));
+      req.on('end', () => {
+        received.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body: Buffer.concat(parts) });
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {}\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Each starts with what curl's data options read as "a file" (`@`), stdin (`@-`) or a form file (`<`), or an option (`-`), or holds what a shell or printf interprets.
+  const bodies = (file: string): Record<string, string> => ({
+    'a file to upload': `@${file}`,
+    'stdin': '@-',
+    'a form file': `<${file}`,
+    'an option': `-d @${file}`,
+    'a lone dash': '-',
+    'quotes and shell syntax': `it's "quoted" \`id\` $(cat ${file}) $HOME \\ \\n %s %% '' "'"`,
+    'newlines': 'a\nb\r\nc\n\n',
+    'NUL, after an @': `@${file}\0after NUL \\000 %d \n`,
+    'non-ASCII': 'é ü 😀 \u2028 \u00a0 日本語',
+    'nothing': '',
+    'JSON holding all of it': JSON.stringify({ threadId: `@${file}`, messages: [{ content: `<${file}\n'"\u0000é😀` }] }),
+  });
+
+  for (const shell of SHELLS) {
+    it(`the server receives exactly the recorded body, byte for byte, whatever it starts with or holds (${shell})`, async () => {
+      for (const [what, body] of Object.entries(bodies(secret))) {
+        received.length = 0;
+        const path = "/agent/chat?filter[0]={a,b}&name=o'brien";
+        const command = toCurl({ source: what, url: url + path, method: 'POST', requestContentType: 'application/json', requestBody: body, responseContentType: 'text/event-stream', chunks: [] });
+        // The command exactly as produced, asynchronously: the server answering curl runs in this process.
+        const run = await promisify(execFile)(shell, ['-c', command], { encoding: 'buffer' });
+        assert.equal(run.stdout.toString(), 'data: {}\n\n', what);
+        assert.equal(received.length, 1, `${what}: one request`);
+        const got = received[0]!;
+        assert.deepEqual([got.method, got.url, got.contentType], ['POST', path, 'application/json'], what);
+        assert.ok(!got.body.includes('PRIVATE KEY') || body.includes('PRIVATE KEY'), `${what}: the file was not sent`);
+        assert.deepEqual(got.body, Buffer.from(body, 'utf8'), what);
+      }
+    });
+  }
 });
