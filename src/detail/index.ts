@@ -1,3 +1,4 @@
 /** The detail of one exchange that every view reads: its public surface. */
 export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
 export * from './types.ts';
+export { diffValues, stateDiff, valueAt, MAX_CHANGES, type ChangeKind, type DeltaOp, type OpOutcome, type StateChange, type StateDiff } from './state-diff.ts';
