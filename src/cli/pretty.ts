@@ -1,6 +1,6 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
-import type { Timing } from '../detail/timing.ts';
+import type { Timing } from '../detail/index.ts';
 import { printable as p } from './printable.ts';
 import type { FileResult } from './report.ts';
 

@@ -1,5 +1,5 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
-import type { Timing } from '../detail/timing.ts';
+import type { Timing } from '../detail/index.ts';
 
 /** What one command-line argument produced: its exchanges' reports, or why it could not be read. */
 export interface FileResult {
