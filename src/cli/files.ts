@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:buffer';
 import { analyzeExchange, analyzeExchanges } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
-import type { Chunk } from '../formats/index.ts';
+import type { Chunk } from '../exchange/index.ts';
 import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { MEDIA_TYPES } from '../wire/index.ts';
