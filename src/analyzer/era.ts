@@ -60,6 +60,10 @@ export const PRE_1_0_READINGS: ReadonlyMap<string, Reading> = new Map(Object.ent
     reading: 'readiness',
     why: "events/reasoning: 1.0 requires an open reasoning message or span before its content and end; @ag-ui/client 0.0.59's verifyEvents lets REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END and REASONING_END through with no opener (defaultApplyEvents only warns)",
   },
+  'interrupt/asked-as-success': {
+    reading: 'readiness',
+    why: "basic/patterns/interrupt-resume#interrupting: 1.0 ends a run that stopped to ask with the interrupt outcome only; pre-1.0 adapters (@ag-ui/langgraph, @ag-ui/mastra) announce it with a CUSTOM on_interrupt event and finish as success, the convention @ag-ui/client 0.0.59 and CopilotKit act on",
+  },
   'input/echo-differs': {
     reading: 'readiness',
     why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
