@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { exchangesOf } from '../library/index.ts';
-import { FormatError, type CapturedExchange } from '../formats/index.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
+import { FormatError } from '../formats/index.ts';
 import { reason } from './files.ts';
 import { printable } from './printable.ts';
 

@@ -5,7 +5,8 @@
  */
 import { analyzeSession, type Timing } from '../detail/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
-import { readExchanges, type CapturedExchange } from '../formats/index.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
+import { readExchanges } from '../formats/index.ts';
 import { isObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { toContract, type Contract } from './report.ts';

@@ -9,7 +9,7 @@
  */
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { SessionReader, type ConvMessage } from '../detail/index.ts';
-import { analysedToTheEnd, sentAtOf, type CapturedExchange } from '../formats/index.ts';
+import { analysedToTheEnd, sentAtOf, type CapturedExchange } from '../exchange/index.ts';
 import { isObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 

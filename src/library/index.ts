@@ -7,7 +7,8 @@ export { analyze, check, exchangesOf, type Checkable, type CheckOptions } from '
 export { consumerView, diff, DIFFERENCE_KINDS, type Difference, type DifferenceKind, type DiffOptions, type ExchangeSeen, type MessageSeen, type RunSeen, type ToolCallSeen } from './diff.ts';
 export { DEFAULT_BUDGET, reduce, ReduceError, type ReduceOptions, type Reduction } from './reduce.ts';
 export { statusOf, toContract, type Contract, type ContractExchange, type FileResult } from './report.ts';
-export { FormatError, type CapturedExchange, type Chunk } from '../formats/index.ts';
+export { FormatError } from '../formats/index.ts';
+export type { CapturedExchange, Chunk } from '../exchange/index.ts';
 export type { ExchangeReport, RunReport } from '../analyzer/index.ts';
 export type { Finding, ProtocolVersion, Severity } from '../rules/index.ts';
 export type { Timing } from '../detail/index.ts';

@@ -10,7 +10,9 @@
  * with single removals until none succeeds: the result is 1-minimal, and the same on every run.
  */
 import { analyzeExchange, type ExchangeReport } from '../analyzer/index.ts';
-import { readExchanges, readFixture, toFixture, type CapturedExchange } from '../formats/index.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
+import { readExchanges, readFixture } from '../formats/index.ts';
+import { toFixture } from '../recording/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 
