@@ -2,3 +2,4 @@
 export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
 export * from './types.ts';
 export { composeResend, composeResume, composeToolResult, messageOf, openInterrupts, pendingToolCalls, type OpenInterrupt } from './compose.ts';
+export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';

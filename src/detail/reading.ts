@@ -11,6 +11,8 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { Conversation } from './conversation.ts';
+import { ThreadTiming, TimingReading } from './timing.ts';
+import type { Arrival } from '../formats/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
@@ -19,6 +21,12 @@ export interface ReadingOptions extends ExchangeAnalyzerOptions {
    * keeps the detail of the frames it keeps. The conversation and state steps are kept regardless.
    */
   keep?: (index: number) => boolean;
+  /** What the source recorded of when the response arrived; without it the exchange has no timing. */
+  arrival?: Arrival;
+  /** The stall threshold of the timing (DEFAULT_STALL_MS). */
+  stallMs?: number;
+  /** The session's frontend tool calls left pending: this exchange's request may answer some. */
+  threadTiming?: ThreadTiming;
 }
 
 const BOUNDARIES = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR']);
@@ -55,13 +63,21 @@ export class ExchangeReading {
   private own: Ev | null = null;
   private out: Ev[] | null = null;
   private lastType = '';
+  private readonly timing: TimingReading | null;
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
+    const timing = o.arrival ? new TimingReading({ arrival: o.arrival, stallMs: o.stallMs, thread: o.threadTiming, sentAt: o.sentAt }) : null;
+    this.timing = timing;
     this.analyzer = new ExchangeAnalyzer({
       ...o,
-      onEnforced: (index, result, received) => {
-        o.onEnforced?.(index, result, received);
+      onInput: (input) => {
+        o.onInput?.(input);
+        timing?.hooks.onInput(input);
+      },
+      onEnforced: (index, result, received, time) => {
+        o.onEnforced?.(index, result, received, time);
+        timing?.hooks.onEnforced(index, result, received, time);
         this.settle();
         const type = isObject(received) && typeof received.type === 'string' ? received.type : null;
         this.lastType = type ?? '';
@@ -72,6 +88,7 @@ export class ExchangeReading {
       },
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
+        timing?.hooks.onEmit(ev, index);
         this.conversation.apply(ev, index);
         if (index !== this.frame) return;
         if (this.out) this.out.push(ev);
@@ -97,15 +114,18 @@ export class ExchangeReading {
   }
 
   push(chunk: Uint8Array, time: number): void {
+    this.timing?.chunk(time, chunk.length);
     this.analyzer.push(chunk, time);
   }
 
   pushing(chunk: Uint8Array, time: number): Generator<void, void> {
+    this.timing?.chunk(time, chunk.length);
     return this.analyzer.pushing(chunk, time);
   }
 
   end(time: number, abandoned = false): void {
     this.analyzer.end(time, abandoned);
+    this.timing?.end();
   }
 
   report(): ExchangeReport {
@@ -131,6 +151,7 @@ export class ExchangeReading {
     expanded: () => this.expansions(),
     states: () => this.states(),
     conversation: () => this.messages(),
+    timing: () => this.timing?.timing() ?? null,
   };
 
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
@@ -184,9 +205,10 @@ export class ExchangeReading {
  */
 export class SessionReader {
   private readonly thread = new ThreadTracker();
+  private readonly threadTiming = new ThreadTiming();
 
-  read(o: Omit<ReadingOptions, 'thread'>): ExchangeReading {
-    return new ExchangeReading({ ...o, thread: this.thread });
+  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming'>): ExchangeReading {
+    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming });
   }
 
   /**

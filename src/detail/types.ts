@@ -7,8 +7,10 @@ import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from
 import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConvMessage } from './conversation.ts';
+import type { Timing } from './timing.ts';
 
 export type { ConvMessage, ToolCallView } from './conversation.ts';
+export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
 
@@ -84,8 +86,10 @@ export interface ExchangeDetail {
   expanded: [index: number, events: Ev[]][];
   states: StateRow[];
   conversation: ConvMessage[];
+  /** Where the time went; null when the source recorded no times. */
+  timing: Timing | null;
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'timing'];
