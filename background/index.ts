@@ -448,6 +448,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
   'agui-inspector/resend-headers': (req) => resendHeaders(worker.sessions.get(req.tabId), req.exchangeId),
   'agui-inspector/resend': (req) => resend(worker.sessions.get(req.tabId), req.exchangeId, req.body, req.reuse),
+  'agui-inspector/state-diff': (req) => worker.sessions.get(req.tabId)?.stateDiff(req.exchangeId, req.step) ?? null,
 };
 
 async function answer<R extends Request>(req: R): Promise<Reply<R>> {

@@ -21,9 +21,9 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail } from './detail/index.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -50,7 +50,7 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 
@@ -335,6 +335,8 @@ export interface RequestMap {
    * Answers the new exchange's id once the worker holds it, or why nothing was sent.
    */
   'agui-inspector/resend': { carries: { tabId: number; exchangeId: string; body: string; reuse: boolean }; answers: { exchangeId: string } | { error: string } };
+  /** What the exchange's state step `step` changed against the step before; null when there is none. */
+  'agui-inspector/state-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: StateDiff | null };
 }
 
 export type RequestType = keyof RequestMap;
@@ -487,6 +489,7 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     members: ['type', 'tabId', 'exchangeId', 'body', 'reuse'],
     check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && str(x.body, LIMITS.requestBody) && typeof x.reuse === 'boolean',
   },
+  'agui-inspector/state-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
 };
 
 /** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */
