@@ -12,7 +12,7 @@
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
 import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type StateDiff } from '../src/detail/index.ts';
-import type { CapturedExchange, Chunk } from '../src/formats/index.ts';
+import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,

@@ -5,11 +5,10 @@
  * and a file.
  */
 import type { DetailPart, ExchangeDetail, ExchangeReport, StateDiff } from '../src/detail/index.ts';
-import type { Chunk } from '../src/formats/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputIn } from '../src/formats/index.ts';
+import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {

@@ -4,7 +4,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
-import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/formats/index.ts';
+import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,

@@ -23,7 +23,7 @@
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -50,7 +50,7 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 

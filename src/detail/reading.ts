@@ -13,7 +13,7 @@ import type { Enforcement } from '../schema/index.ts';
 import { Conversation } from './conversation.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
-import type { Arrival } from '../formats/index.ts';
+import type { Arrival } from '../exchange/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
