@@ -6,9 +6,9 @@
 import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from '../analyzer/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
-import type { ConvMessage } from './conversation.ts';
+import type { ConversationStep, ConvMessage } from './conversation.ts';
 
-export type { ConvMessage, ToolCallView } from './conversation.ts';
+export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
 
@@ -81,9 +81,12 @@ export interface ExchangeDetail {
   /** Frames that chunk expansion rewrote, and what the consumer handles instead (START/CONTENT/END, synthesised ends). */
   expanded: [index: number, events: Ev[]][];
   states: StateRow[];
+  /** The conversation the consumer holds after the stream (analyzer/consumer.ts). */
   conversation: ConvMessage[];
+  /** Each event that changed it; the conversation after one is asked for on its own (`conversationAt`). */
+  conversationSteps: ConversationStep[];
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps'];
