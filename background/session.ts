@@ -266,6 +266,7 @@ export class Session {
             contentType: msg.contentType ?? '',
             status: msg.status,
             sentAt: x.view.startedAt,
+            arrival: 'chunks',
             onEvent: (record) => {
               if (this.events >= this.limits.maxEvents) return this.drop('events');
               this.events++;
@@ -432,6 +433,7 @@ export class Session {
         requestBody: v.request.body ?? undefined,
         responseContentType: v.response?.contentType ?? '',
         chunks: x.chunks,
+        arrival: 'chunks',
         ...(byThePage(v.outcome) ? { abandoned: true } : {}),
         analysis: {
           tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,

@@ -111,6 +111,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
       reading = session.read({
         source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status,
         sentAt: sentAtOf(x),
+        arrival: x.arrival,
         onEvent: (r) => void events.push(eventView(r)),
       });
     } catch (e) {

@@ -24,8 +24,10 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** When the request was sent (ms since epoch): interrupt expiry is judged against it. */
   sentAt?: number;
   onState?: (step: StateStep) => void;
-  /** Each decoded frame's enforcement, the one its findings come from, with the value as received. */
-  onEnforced?: (index: number, enforcement: Enforcement, received: unknown) => void;
+  /** The input as judged, once, before any of the response is. */
+  onInput?: (input: InputAnalysis) => void;
+  /** Each decoded frame's enforcement, the one its findings come from, with the value as received and when the chunk completing it arrived. */
+  onEnforced?: (index: number, enforcement: Enforcement, received: unknown, time: number) => void;
   /** Each event the consumer handles, after chunk expansion (Verifier's `onEmit`). */
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
 }
@@ -56,6 +58,7 @@ export class ExchangeAnalyzer {
     this.version = this.input.version;
     const threadId = this.input.value?.threadId;
     this.pending = thread && typeof threadId === 'string' ? thread.pendingOf(threadId) : null;
+    o.onInput?.(this.input);
     this.sink = new FindingSink(this.version);
     this.decoder = createDecoder(o.contentType);
     this.verifier = new Verifier({
@@ -131,7 +134,7 @@ export class ExchangeAnalyzer {
       }
     }
     // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
-    this.o.onEnforced?.(index!, result, item.value);
+    this.o.onEnforced?.(index!, result, item.value, item.time);
     const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
     if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
     else if (judged.verdict === 'fatal' && isObject(item.value) && (item.value.type === 'RUN_FINISHED' || item.value.type === 'RUN_ERROR')) this.verifier.rejectedTerminal(item.value.type, index!);

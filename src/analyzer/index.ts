@@ -1,7 +1,7 @@
 /** The analyzer's public surface: what the CLI, the background worker and the panel build on. */
 import { sentAtOf, type CapturedExchange, type Chunk } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
-import { ExchangeAnalyzer } from './exchange.ts';
+import { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
 import { ThreadTracker } from './thread.ts';
 import type { ExchangeReport } from './types.ts';
 
@@ -38,7 +38,7 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean } = {},
+  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onEmit'> } = {},
 ): ExchangeReport {
   const a = new ExchangeAnalyzer({
     source: x.source,
@@ -48,6 +48,7 @@ export function analyzeExchange(
     as: o.as,
     thread: o.thread,
     sentAt: sentAtOf(x),
+    ...o.hooks,
   });
   let last = 0;
   for (const c of chunks) {

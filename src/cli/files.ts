@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants } from 'node:buffer';
-import { analyzeExchange, analyzeExchanges } from '../analyzer/index.ts';
+import { analyzeExchange } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
+import { analyzeSession, type Timing } from '../detail/index.ts';
 import type { Chunk } from '../formats/index.ts';
 import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
@@ -20,8 +21,15 @@ const CHUNK_BYTES = 1 << 20;
 export interface CheckOptions {
   inputText?: string;
   as?: ProtocolVersion;
+  stallMs?: number;
   maxDocumentBytes: number;
   onInputUnused: (reason: string) => void;
+}
+
+/** One exchange's report, and its timing when the file recorded when its response arrived (a response body never does). */
+export interface Checked {
+  report: ExchangeReport;
+  timing: Timing | null;
 }
 
 /** An operating-system error reading the file, as opposed to what the file holds. */
@@ -31,7 +39,7 @@ export class ReadFailure extends Error {}
  * Every exchange in a file: a response body is analysed chunk by chunk as it is read, a document parsed whole.
  * The file is read once, front to back, so a pipe (`/dev/stdin`) reads as well as a regular file.
  */
-export function checkFile(file: string, o: CheckOptions): ExchangeReport[] {
+export function checkFile(file: string, o: CheckOptions): Checked[] {
   const fd = io(() => openSync(file, 'r'));
   try {
     const f = new SequentialFile(fd);
@@ -43,7 +51,7 @@ export function checkFile(file: string, o: CheckOptions): ExchangeReport[] {
     const known = stat.isFile() ? stat.size : null;
     if (known === null || known <= o.maxDocumentBytes) {
       const ended = f.holdUntil(() => f.heldBytes > o.maxDocumentBytes);
-      if (ended && f.heldBytes <= o.maxDocumentBytes) return analyzeExchanges(readExchanges(f.held(), file, { inputText: o.inputText, onInputUnused: o.onInputUnused }), o.as);
+      if (ended && f.heldBytes <= o.maxDocumentBytes) return analyzeSession(readExchanges(f.held(), file, { inputText: o.inputText, onInputUnused: o.onInputUnused }), o);
     }
     // Too long to parse whole; JSONL is the one object-led format that need not be, and its first line tells.
     f.holdUntil(() => f.lineEnd() !== -1 || f.heldBytes > o.maxDocumentBytes);
@@ -58,10 +66,10 @@ export function checkFile(file: string, o: CheckOptions): ExchangeReport[] {
   }
 }
 
-function stream(f: SequentialFile, file: string, transport: Transport, o: CheckOptions): ExchangeReport {
+function stream(f: SequentialFile, file: string, transport: Transport, o: CheckOptions): Checked {
   const x = { source: file, responseContentType: MEDIA_TYPES[transport], ...(o.inputText === undefined ? {} : { requestBody: o.inputText, requestContentType: 'application/json' }) };
   try {
-    return analyzeExchange(x, f.chunks(), { as: o.as });
+    return { report: analyzeExchange(x, f.chunks(), { as: o.as }), timing: null };
   } catch (e) {
     // One frame is decoded as one string; a frame longer than any string can be is the file's limit, not our bug.
     if ((e as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw e;

@@ -57,6 +57,8 @@ function check(argv: string[], io: Io, say: (line: string) => void): number {
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   const as = parsed.values.as;
   if (as !== undefined && as !== '1.0' && as !== '1.1') throw new UsageError('--as must be 1.0 or 1.1');
+  const stallMs = parsed.values['stall-ms'] === undefined ? undefined : Number(parsed.values['stall-ms']);
+  if (stallMs !== undefined && !(Number.isFinite(stallMs) && stallMs > 0)) throw new UsageError('--stall-ms must be a positive number of milliseconds');
   let inputText: string | undefined;
   if (parsed.values.input !== undefined) {
     try {
@@ -69,7 +71,8 @@ function check(argv: string[], io: Io, say: (line: string) => void): number {
   const results = files.map((file): FileResult => {
     try {
       const onInputUnused = (why: string) => say(`${file}: --input not used: ${why}`);
-      return { file, reports: checkFile(file, { inputText, as: as as ProtocolVersion | undefined, maxDocumentBytes: io.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, onInputUnused }) };
+      const checked = checkFile(file, { inputText, as: as as ProtocolVersion | undefined, stallMs, maxDocumentBytes: io.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, onInputUnused });
+      return { file, reports: checked.map((c) => c.report), timings: checked.map((c) => c.timing) };
     } catch (e) {
       if (e instanceof ReadFailure) return { file, reports: [], error: `cannot read file: ${e.message}` };
       if (e instanceof FormatError) return { file, reports: [], error: e.message };

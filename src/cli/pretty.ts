@@ -1,5 +1,6 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
+import type { Timing } from '../detail/index.ts';
 import { printable as p } from './printable.ts';
 import type { FileResult } from './report.ts';
 
@@ -20,11 +21,11 @@ export function pretty(results: FileResult[], colour: boolean): string {
       continue;
     }
     if (r.reports.length === 0) out.push(`${c(33, '-')} ${p(r.file)}: no AG-UI exchange found`);
-    for (const x of r.reports) {
+    r.reports.forEach((x, i) => {
       total++;
       if (x.verdict === 'failed') failed++;
-      out.push(...exchange(x, c));
-    }
+      out.push(...exchange(x, r.timings?.[i] ?? null, c));
+    });
   }
   const pre10 = results.flatMap((r) => r.reports).filter((x) => x.readiness !== null);
   const notReady = pre10.filter((x) => x.readiness?.verdict === 'failed').length;
@@ -37,7 +38,7 @@ export function pretty(results: FileResult[], colour: boolean): string {
   return out.join('\n') + '\n';
 }
 
-function exchange(x: ExchangeReport, c: Paint): string[] {
+function exchange(x: ExchangeReport, t: Timing | null, c: Paint): string[] {
   const ok = x.verdict === 'completed';
   const badge = x.era === 'pre-1.0' ? ` ${c(35, 'pre-1.0')}` : '';
   const judged = x.readiness ? 'judged as its own pre-1.0 client would' : `judged as a ${x.consumerVersion} consumer`;
@@ -48,6 +49,7 @@ function exchange(x: ExchangeReport, c: Paint): string[] {
   lines.push(`  input        ${x.input.present ? `${x.input.verdict}, ${inputCount} finding${inputCount === 1 ? '' : 's'}` : 'not captured'}`);
   const n = x.negotiation;
   lines.push(`  negotiation  consumer ${n.consumer === null ? '(undeclared)' : p(n.consumer)} · producer ${n.producer === null ? '(undeclared)' : p(n.producer)} → ${n.verdict}`);
+  lines.push(`  timing       ${timingLine(t, c)}`);
   lines.push(`  runs         ${x.runs.length ? x.runs.map((r) => `${r.runId === null ? '(no id)' : p(r.runId)}${r.requested ? ' (requested)' : ''}: ${r.outcome}`).join(', ') : '(none)'}`);
   for (const f of today(x.input.findings)) lines.push(finding(f, 'input', c));
   for (const f of today(x.findings)) lines.push(finding(f, 'stream', c));
@@ -61,6 +63,23 @@ function exchange(x: ExchangeReport, c: Paint): string[] {
   }
   lines.push('');
   return lines;
+}
+
+const ms = (v: number): string => (v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(v < 10_000 ? 2 : 1)} s`);
+
+/** First content (TTFT), duration and stalls; what a HAR entry's own timings say; or that the file kept no times. */
+function timingLine(t: Timing | null, c: Paint): string {
+  if (!t) return c(2, 'not recorded (the file kept no arrival times)');
+  const parts: string[] = [];
+  if (t.source === 'entry') parts.push(`TTFB ${t.ttfbMs === null ? '?' : ms(t.ttfbMs)}`);
+  else parts.push(`TTFT ${t.firstContentMs === null ? '(no content)' : ms(t.firstContentMs)}`);
+  parts.push(`duration ${t.durationMs === null ? '?' : ms(t.durationMs)}`);
+  if (t.stalls) {
+    const longest = t.stalls.reduce((a, s) => (s.ms > a.ms ? s : a), t.stalls[0] ?? { afterEvent: 0, ms: 0 });
+    parts.push(t.stalls.length === 0 ? `no stall ≥ ${ms(t.stallMs)}` : c(33, `${t.stalls.length} stall${t.stalls.length === 1 ? '' : 's'} ≥ ${ms(t.stallMs)} (longest ${ms(longest.ms)} after #${longest.afterEvent})`));
+  } else parts.push('per-event times not recorded');
+  if (t.buffering?.suspected) parts.push(c(33, `buffered: produced over ${ms(t.buffering.producedOverMs)}, arrived within ${ms(t.buffering.arrivedWithinMs)}`));
+  return parts.join(' · ');
 }
 
 const LEVEL: Record<Finding['severity'], [number, string]> = { error: [31, 'error  '], warning: [33, 'warning'], info: [36, 'info   '] };

@@ -1,9 +1,12 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
+import type { Timing } from '../detail/index.ts';
 
 /** What one command-line argument produced: its exchanges' reports, or why it could not be read. */
 export interface FileResult {
   file: string;
   reports: ExchangeReport[];
+  /** Each report's timing, by the same index; absent or null where the file recorded no times. */
+  timings?: (Timing | null)[];
   error?: string;
 }
 
@@ -11,7 +14,7 @@ export interface FileResult {
 export function toContract(results: FileResult[]): { exchanges: unknown[] } {
   return {
     exchanges: results.flatMap((r) =>
-      r.reports.map((x) => ({
+      r.reports.map((x, i) => ({
         source: x.source,
         era: x.era,
         consumerVersion: x.consumerVersion,
@@ -21,6 +24,7 @@ export function toContract(results: FileResult[]): { exchanges: unknown[] } {
         verdict: x.verdict,
         readiness: x.readiness,
         findings: x.findings,
+        timing: r.timings?.[i] ?? null,
       })),
     ),
   };

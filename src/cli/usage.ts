@@ -16,13 +16,15 @@ export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] 
                                   other as application/octet-stream`;
 
 export const USAGE = `Usage:
-  agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1]
+  agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1] [--stall-ms N]
   agui-inspector rules            list every rule with its category, severity and spec section
 ${REPLAY_USAGE}
 
 Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
 ({ input, stream }), HAR 1.2 files and the Inspector's own recordings. --input is the request of
 every raw response body; a HAR or a fixture carries its own, and a notice says it is not used.
+A recording that kept when its response arrived also gets its timing (pretty: one line; json: \`timing\`);
+--stall-ms is the gap between two events counted as a stall (default 1000).
 Exit status: 0 every exchange completed, 1 an exchange failed, 2 a file could not be read or the tool failed.`;
 
 /** The command line of every command but replay; throws (a TypeError with a `code`) on an unknown or malformed option. */
@@ -34,6 +36,7 @@ export function parseCommand(argv: string[]) {
       input: { type: 'string' },
       format: { type: 'string', default: 'pretty' },
       as: { type: 'string' },
+      'stall-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
       'no-color': { type: 'boolean' },

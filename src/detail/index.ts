@@ -1,3 +1,4 @@
 /** The detail of one exchange that every view reads: its public surface. */
 export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
 export * from './types.ts';
+export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';

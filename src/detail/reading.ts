@@ -11,6 +11,8 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
+import { ThreadTiming, TimingReading } from './timing.ts';
+import type { Arrival } from '../formats/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
@@ -19,6 +21,12 @@ export interface ReadingOptions extends ExchangeAnalyzerOptions {
    * keeps the detail of the frames it keeps. The conversation and state steps are kept regardless.
    */
   keep?: (index: number) => boolean;
+  /** What the source recorded of when the response arrived; without it the exchange has no timing. */
+  arrival?: Arrival;
+  /** The stall threshold of the timing (DEFAULT_STALL_MS). */
+  stallMs?: number;
+  /** The session's frontend tool calls left pending: this exchange's request may answer some. */
+  threadTiming?: ThreadTiming;
 }
 
 const BOUNDARIES = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR']);
@@ -59,13 +67,21 @@ export class ExchangeReading {
   private own: Ev | null = null;
   private out: Ev[] | null = null;
   private lastType = '';
+  private readonly timing: TimingReading | null;
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
+    const timing = o.arrival ? new TimingReading({ arrival: o.arrival, stallMs: o.stallMs, thread: o.threadTiming, sentAt: o.sentAt }) : null;
+    this.timing = timing;
     this.analyzer = new ExchangeAnalyzer({
       ...o,
-      onEnforced: (index, result, received) => {
-        o.onEnforced?.(index, result, received);
+      onInput: (input) => {
+        o.onInput?.(input);
+        timing?.hooks.onInput(input);
+      },
+      onEnforced: (index, result, received, time) => {
+        o.onEnforced?.(index, result, received, time);
+        timing?.hooks.onEnforced(index, result, received, time);
         this.settle();
         const type = isObject(received) && typeof received.type === 'string' ? received.type : null;
         this.lastType = type ?? '';
@@ -76,6 +92,7 @@ export class ExchangeReading {
       },
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
+        timing?.hooks.onEmit(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
@@ -111,15 +128,18 @@ export class ExchangeReading {
   }
 
   push(chunk: Uint8Array, time: number): void {
+    this.timing?.chunk(time, chunk.length);
     this.analyzer.push(chunk, time);
   }
 
   pushing(chunk: Uint8Array, time: number): Generator<void, void> {
+    this.timing?.chunk(time, chunk.length);
     return this.analyzer.pushing(chunk, time);
   }
 
   end(time: number, abandoned = false): void {
     this.analyzer.end(time, abandoned);
+    this.timing?.end();
   }
 
   report(): ExchangeReport {
@@ -149,6 +169,7 @@ export class ExchangeReading {
       this.settleConversation();
       return this.convSteps.map((ev, i) => ({ event: this.convAt[i]!, type: ev.type }));
     },
+    timing: () => this.timing?.timing() ?? null,
   };
 
   /**
@@ -215,8 +236,9 @@ export class ExchangeReading {
  */
 export class SessionReader {
   private readonly thread = new ThreadTracker();
+  private readonly threadTiming = new ThreadTiming();
 
-  read(o: Omit<ReadingOptions, 'thread'>): ExchangeReading {
-    return new ExchangeReading({ ...o, thread: this.thread });
+  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming'>): ExchangeReading {
+    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming });
   }
 }

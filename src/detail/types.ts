@@ -7,8 +7,10 @@ import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from
 import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConversationStep, ConvMessage } from './conversation.ts';
+import type { Timing } from './timing.ts';
 
 export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
+export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
 
@@ -85,8 +87,10 @@ export interface ExchangeDetail {
   conversation: ConvMessage[];
   /** Each event that changed it; the conversation after one is asked for on its own (`conversationAt`). */
   conversationSteps: ConversationStep[];
+  /** Where the time went; null when the source recorded no times. */
+  timing: Timing | null;
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing'];

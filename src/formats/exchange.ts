@@ -51,6 +51,19 @@ export interface CapturedExchange {
   abandoned?: boolean;
   /** The source's analysis, when it has one: a capture's, or one a recording carries. */
   analysis?: AnalysisRecord;
+  /** What the source recorded of when the response arrived; absent when it recorded nothing (a body file, a fixture). */
+  arrival?: Arrival;
+}
+
+/**
+ * `chunks`: each chunk's `time` is when it arrived (a capture, the Inspector's HAR). Otherwise only a HAR
+ * entry's own timings are known (a browser's HAR, whose one chunk is dated at the entry's end): time to
+ * the first byte and the whole duration, each null when the entry does not say.
+ */
+export type Arrival = 'chunks' | EntryTimings;
+export interface EntryTimings {
+  ttfbMs: number | null;
+  durationMs: number | null;
 }
 
 export interface Chunk {

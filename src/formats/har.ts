@@ -3,7 +3,7 @@ import { fromBase64, toBase64 } from '../base64.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
 import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
-import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type CapturedExchange, type Chunk } from './exchange.ts';
+import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type Arrival, type CapturedExchange, type Chunk, type EntryTimings } from './exchange.ts';
 import { FormatError } from './error.ts';
 import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
 import { withoutUserInfo } from './url.ts';
@@ -19,6 +19,8 @@ export const HAR_FORMAT = { format: 'agui-inspector/har', version: 1 } as const;
 export type AguiEntryExtension = {
   /** How the response body arrived: `size` bytes at `time` ms after the request started, in order; sizes sum to the body's length. */
   chunks: { time: number; size: number }[];
+  /** What the source recorded of the arrival (CapturedExchange.arrival); null when nothing: then the chunks' times mean nothing. */
+  arrival: Arrival | null;
   /** The page abandoned the response (CapturedExchange.abandoned); absent otherwise. */
   abandoned?: true;
 } & Partial<AnalysisRecord>;
@@ -74,8 +76,10 @@ function queryString(url: string): { name: string; value: string }[] {
 
 function writeEntry(x: CapturedExchange): Record<string, unknown> {
   const body = bodyOf(x);
-  const first = x.chunks[0]?.time ?? 0;
-  const last = x.chunks[x.chunks.length - 1]?.time ?? 0;
+  const entry = typeof x.arrival === 'object' ? x.arrival : null;
+  // An entry's own timings, when they are all that is known, are written as they were read.
+  const first = entry ? entry.ttfbMs ?? 0 : x.chunks[0]?.time ?? 0;
+  const last = entry ? entry.durationMs ?? first : x.chunks[x.chunks.length - 1]?.time ?? 0;
   const wait = Math.max(0, first);
   const receive = Math.max(0, last - wait);
   const url = withoutUserInfo(x.url ?? 'about:blank');
@@ -92,7 +96,7 @@ function writeEntry(x: CapturedExchange): Record<string, unknown> {
   };
   if (x.requestBody !== undefined) request.postData = { mimeType: requestType, text: x.requestBody };
   const status = x.status ?? 200;
-  const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })) };
+  const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })), arrival: x.arrival ?? null };
   if (x.abandoned) agui.abandoned = true;
   const a = x.analysis;
   // Member by member, in one order: a record read from a file and one built by the worker write the same bytes.
@@ -163,20 +167,49 @@ function isChunkList(v: unknown): v is { time: number; size: number }[] {
   );
 }
 
-function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): Chunk[] {
+/** The body in its recorded chunks; `timed` when those are the Inspector's own, with their times. */
+function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): { chunks: Chunk[]; timed: boolean } {
   const recorded = isObject(ext) ? ext.chunks : undefined;
   if (isChunkList(recorded) && recorded.reduce((n, c) => n + c.size, 0) === body.length) {
     let at = 0;
-    return recorded.map((c) => {
+    const chunks = recorded.map((c) => {
       const bytes = body.subarray(at, at + c.size);
       at += c.size;
       return { time: c.time, bytes };
     });
+    return { chunks, timed: true };
   }
-  if (body.length === 0) return [];
+  if (body.length === 0) return { chunks: [], timed: false };
   // Without per-chunk timing the body counts as complete when the entry finished.
   const time = typeof entryTime === 'number' && Number.isFinite(entryTime) && entryTime >= 0 ? entryTime : 0;
-  return [{ time, bytes: body }];
+  return { chunks: [{ time, bytes: body }], timed: false };
+}
+
+const msOrNull = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
+
+function isEntryTimings(v: unknown): v is EntryTimings {
+  return isObject(v) && msOrNull(v.ttfbMs) && msOrNull(v.durationMs);
+}
+
+/** HAR 1.2 `timings` up to the first byte (each -1 when it does not apply), and the entry's whole `time`. */
+function harTimings(entry: Json): EntryTimings | undefined {
+  const t = entry.timings;
+  const phases = isObject(t) ? [t.blocked, t.dns, t.connect, t.send, t.wait].filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0) : [];
+  const ttfbMs = isObject(t) && typeof t.wait === 'number' && t.wait >= 0 ? phases.reduce((a, b) => a + b, 0) : null;
+  const durationMs = typeof entry.time === 'number' && Number.isFinite(entry.time) && entry.time >= 0 ? entry.time : null;
+  return ttfbMs === null && durationMs === null ? undefined : { ttfbMs, durationMs };
+}
+
+/**
+ * What an entry recorded of the arrival. The Inspector's says so (`_agui.arrival`); one written before it
+ * did has its chunks' times when a tab captured it. A browser's HAR has only its entry timings.
+ */
+function arrivalOf(entry: Json, timed: boolean): Arrival | undefined {
+  const ext = entry._agui;
+  if (!isObject(ext)) return harTimings(entry);
+  if (!('arrival' in ext)) return timed && typeof ext.tabId === 'number' ? 'chunks' : undefined;
+  if (ext.arrival === 'chunks') return timed ? 'chunks' : undefined;
+  return isEntryTimings(ext.arrival) ? { ttfbMs: ext.arrival.ttfbMs, durationMs: ext.arrival.durationMs } : undefined;
 }
 
 /** What Windows-1252 decodes bytes 0x80–0x9F to (WHATWG); where it leaves one undefined, the C1 control of that value. */
@@ -313,11 +346,10 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
       transport === 'protobuf' ||
       (transport === 'sse' && carriesEvents(body));
     if (!agui) return;
-    const x: CapturedExchange = {
-      source: `${name}#entries/${i}`,
-      responseContentType,
-      chunks: chunksOf(body, entry._agui, entry.time),
-    };
+    const { chunks, timed } = chunksOf(body, entry._agui, entry.time);
+    const x: CapturedExchange = { source: `${name}#entries/${i}`, responseContentType, chunks };
+    const arrival = arrivalOf(entry, timed);
+    if (arrival) x.arrival = arrival;
     if (typeof request.url === 'string') x.url = withoutUserInfo(request.url);
     if (typeof request.method === 'string') x.method = request.method;
     if (typeof response.status === 'number') x.status = response.status;

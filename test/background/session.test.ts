@@ -133,12 +133,13 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     drain(s);
     const reading = new SessionReader();
     const readings = s.captured().map((x) => {
-      const r = reading.read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, sentAt: Date.parse(x.startedDateTime!) });
+      const r = reading.read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, sentAt: Date.parse(x.startedDateTime!), arrival: x.arrival });
       for (const c of x.chunks) r.push(c.bytes, c.time);
       r.end(x.chunks.at(-1)!.time);
       return r;
     });
     for (const part of DETAIL_PARTS) assert.deepEqual(s.detail('doc:2', part), readings[1]!.part(part), part);
+    assert.equal(s.detail('doc:2', 'timing')?.source, 'chunks', 'a tab recorded when each chunk arrived');
     assert.deepEqual(s.detail('doc:2', 'conversation')?.map((m) => m.content), ['héllo']);
     assert.equal(s.detail('doc:9', 'input'), null, 'an exchange it does not hold');
     assert.equal(s.stateAt('doc:2', 0), null, 'no state step on this stream');

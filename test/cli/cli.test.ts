@@ -123,6 +123,11 @@ before(() => {
   writeFileSync(file('object.json'), '{"hello":"world"}');
   writeFileSync(file('empty.sse'), '');
   mkdirSync(file('a-directory'));
+  // The Inspector's own recording of `clean`, its events arriving at known times.
+  const times = [300, 700, 2200, 2210, 2250];
+  const entry = har([{ url: 'http://localhost:3000/agent', mime: 'text/event-stream', request: input, body: sse(clean) }]).log.entries[0]!;
+  const recorded = { ...entry, _agui: { chunks: clean.map((e, i) => ({ time: times[i]!, size: Buffer.byteLength(sse([e])) })), arrival: 'chunks' } };
+  writeFileSync(file('timed.har'), JSON.stringify({ log: { version: '1.2', creator: { name: 'agui-inspector', version: '0' }, entries: [recorded], _agui: { format: 'agui-inspector/har', version: 1 } } }));
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -188,7 +193,8 @@ describe('agui-inspector check (in-process)', () => {
     assert.deepEqual(Object.keys(doc), ['exchanges']);
     assert.equal(doc.exchanges.length, 1);
     const [x] = doc.exchanges;
-    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'era', 'findings', 'input', 'negotiation', 'readiness', 'runs', 'source', 'verdict']);
+    assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'era', 'findings', 'input', 'negotiation', 'readiness', 'runs', 'source', 'timing', 'verdict']);
+    assert.equal(x!.timing, null, 'a response body recorded no arrival times');
     assert.equal(x!.source, file('broken.sse'));
     assert.equal(x!.era, '1.x');
     assert.equal(x!.readiness, null);
@@ -410,6 +416,38 @@ describe('agui-inspector check (in-process)', () => {
     assert.deepEqual(xs[1]!.findings.map((f: { rule: string }) => f.rule), ['transport/http-error-status']);
     assert.equal(xs[1]!.input.verdict, 'invalid');
     assert.deepEqual(xs[1]!.input.findings.map((f: { rule: string; path: string }) => [f.rule, f.path]), [['schema/malformed', '/runId']]);
+  });
+});
+
+describe('agui-inspector check: timing', () => {
+  it('--format json gives each exchange of a timed recording its timing; --stall-ms sets the stall threshold', () => {
+    const t = json(cli('check', file('timed.har'), '--format', 'json')).exchanges[0]!.timing;
+    assert.equal(t.source, 'chunks');
+    assert.deepEqual([t.ttfbMs, t.firstEventMs, t.firstContentMs, t.durationMs], [300, 300, 2200, 2250]);
+    assert.deepEqual(t.gaps, { p50: 40, p95: 1500, max: 1500 }, 'nearest rank of 10, 40, 400, 1500');
+    assert.deepEqual(t.stalls, [{ afterEvent: 1, ms: 1500 }]);
+    assert.deepEqual(t.messages.map((m: { id: string; startMs: number; endMs: number }) => [m.id, m.startMs, m.endMs]), [['m1', 700, 2210]]);
+    assert.deepEqual(t.runs.map((r: { id: string; startMs: number; endMs: number }) => [r.id, r.startMs, r.endMs]), [['r-cli', 300, 2250]]);
+    assert.deepEqual(Object.keys(t).sort(), ['buffering', 'durationMs', 'firstContentMs', 'firstEventMs', 'gaps', 'messages', 'reasoning', 'runs', 'source', 'stallMs', 'stalls', 'steps', 'subagents', 'toolCalls', 'toolRoundTrips', 'ttfbMs', 'usage']);
+    const lower = json(cli('check', file('timed.har'), '--format', 'json', '--stall-ms', '300')).exchanges[0]!.timing;
+    assert.deepEqual(lower.stalls, [{ afterEvent: 0, ms: 400 }, { afterEvent: 1, ms: 1500 }]);
+    assert.equal(lower.stallMs, 300);
+  });
+
+  it('pretty prints one timing line per exchange; a browser’s HAR gives what its timings say; a body file says none was kept', () => {
+    assert.match(cli('check', file('timed.har')).out, /\n  timing       TTFT 2\.20 s · duration 2\.25 s · 1 stall ≥ 1\.00 s \(longest 1\.50 s after #1\)\n/);
+    assert.match(cli('check', file('session.har')).out, /\n  timing       TTFB 10 ms · duration 40 ms · per-event times not recorded\n/);
+    assert.match(cli('check', file('clean.sse')).out, /\n  timing       not recorded \(the file kept no arrival times\)\n/);
+    const browser = json(cli('check', file('session.har'), '--format', 'json')).exchanges[0]!.timing;
+    assert.deepEqual([browser.source, browser.ttfbMs, browser.durationMs, browser.stalls, browser.runs], ['entry', 10, 40, null, null]);
+  });
+
+  it('--stall-ms must be a positive number', () => {
+    for (const bad of ['0', '-5', 'soon']) {
+      const o = cli('check', file('timed.har'), `--stall-ms=${bad}`);
+      assert.equal(o.code, 2);
+      assert.match(o.err, /--stall-ms must be a positive number/);
+    }
   });
 });
 

@@ -262,7 +262,7 @@ describe('HAR writing', () => {
     assert.equal(first.response.bodySize, first.response.content.size);
     assert.deepEqual(first.cache, {});
     assert.deepEqual(first._agui.chunks.map((c: { time: number }) => c.time), [12.25, 30]);
-    assert.deepEqual(Object.keys(first._agui), ['chunks'], 'an exchange without an analysis record carries none');
+    assert.deepEqual(Object.keys(first._agui), ['chunks', 'arrival'], 'an exchange without an analysis record carries none');
     assert.equal(first._agui.abandoned, undefined);
     assert.equal(log.entries[4]._agui.abandoned, true, 'a response the page abandoned says so');
     assert.equal(second.response.content.encoding, 'base64', 'bytes that are not UTF-8 survive only as base64');

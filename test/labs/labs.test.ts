@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,18 +33,35 @@ interface Session {
   reconnect: boolean;
 }
 
-const LABS: { lab: string; sessions: Session[] }[] = [
+interface Lab {
+  lab: string;
+  sessions: Session[];
+  /** The steps each session takes, in order (page-api.ts). */
+  steps: Step[];
+  /** Whether the lab's thread ids must be UUIDs: the LangGraph API answers any other with HTTP 400. */
+  uuidThreads: boolean;
+}
+
+const STEPS: Step[] = ['connect', 'hello', 'weather', 'remember', 'stop'];
+
+const LABS: Lab[] = [
   {
     lab: 'copilotkit',
     sessions: [
       { name: 'rest', query: 'transport=rest', reconnect: true },
       { name: 'single-route', query: 'transport=single', reconnect: true },
     ],
+    steps: STEPS,
+    uuidThreads: false,
   },
-  { lab: 'mastra', sessions: [{ name: 'http-sse', query: '', reconnect: false }] },
+  { lab: 'mastra', sessions: [{ name: 'http-sse', query: '', reconnect: false }], steps: STEPS, uuidThreads: false },
+  {
+    lab: 'langgraph',
+    sessions: [{ name: 'http-sse', query: '', reconnect: false }],
+    steps: ['hello', 'weather', 'remember', 'book', 'cancel', 'stop'],
+    uuidThreads: true,
+  },
 ];
-
-const STEPS: Step[] = ['connect', 'hello', 'weather', 'remember', 'stop'];
 
 /** What a finding must match; `why` is the justification a reader checks against `spec`. */
 interface ExpectedFinding {
@@ -81,7 +99,9 @@ interface HarEntry {
 function normalised(events: unknown[], threadId: string): string {
   return JSON.stringify(events, (k, v: unknown) => (k === 'timestamp' ? undefined : v))
     .replaceAll(threadId, '<thread>')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>');
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    // LangGraph's interrupt ids: 32 hex digits.
+    .replace(/\b[0-9a-f]{32}\b/g, '<hex-id>');
 }
 
 interface Driven {
@@ -91,22 +111,22 @@ interface Driven {
   marks: [step: string, count: number][];
 }
 
-async function drive(page: Page, server: LabServer, url: string, threadId: string, session: Session, onLoad?: () => Promise<void>): Promise<Driven> {
+async function drive(page: Page, server: LabServer, url: string, threadId: string, session: Session, steps: Step[], onLoad?: () => Promise<void>): Promise<Driven> {
   const onThread = () => server.log.filter((r) => r.threadId === threadId).length;
   const marks: [string, number][] = [];
   const events: string[] = [];
   await page.goto(url);
   await page.waitForFunction(() => window.lab !== undefined);
   await onLoad?.();
-  for (const step of STEPS) {
-    await page.evaluate((s) => window.lab!.steps[s](), step);
+  for (const step of steps) {
+    await page.evaluate((s) => window.lab!.steps[s]!(), step);
     marks.push([step, onThread()]);
   }
   events.push(normalised(await page.evaluate(() => window.lab!.events), threadId));
   if (session.reconnect) {
     await page.reload();
     await page.waitForFunction(() => window.lab !== undefined);
-    await page.evaluate(() => window.lab!.steps.connect());
+    await page.evaluate(() => window.lab!.steps.connect!());
     marks.push(['reload+connect', onThread()]);
     events.push(normalised(await page.evaluate(() => window.lab!.events), threadId));
   }
@@ -161,13 +181,14 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  for (const { lab, sessions } of LABS) {
+  for (const { lab, sessions, steps, uuidThreads } of LABS) {
     test(`${lab}: every exchange captured, the page unaffected, the findings as expected`, async () => {
       const file = join(ROOT, 'test', 'labs', 'expected', `${lab}.json`);
       const expected = JSON.parse(readFileSync(file, 'utf8')) as Expectation;
       const seen: Record<string, Said[]> = {};
       for (const session of sessions) {
         const thread = `${lab}-${session.name}`;
+        const [extThread, plainThread] = uuidThreads ? [randomUUID(), randomUUID()] : [`${thread}-ext`, `${thread}-plain`];
         const url = (threadId: string) => `${server.url}/${lab}.html?${session.query}&thread=${threadId}`;
         const [page, reference] = await Promise.all([withExt.newPage(), plain.newPage()]);
         // Preserve the log across the reload, as a user debugging a reconnect does.
@@ -176,13 +197,13 @@ describe('real-framework labs', { timeout: 180_000 }, () => {
           await withExt.request({ type: 'agui-inspector/preserve', tabId, preserve: true });
         };
         const [driven, ref] = await Promise.all([
-          drive(page, server, url(`${thread}-ext`), `${thread}-ext`, session, keep),
-          drive(reference, server, url(`${thread}-plain`), `${thread}-plain`, session),
+          drive(page, server, url(extThread), extThread, session, steps, keep),
+          drive(reference, server, url(plainThread), plainThread, session, steps),
         ]);
         assert.deepEqual(driven.events, ref.events, `${session.name}: the page received the same events with and without the extension`);
         assert.ok(driven.events[0]!.includes('TOOL_CALL_START') && driven.events[0]!.includes('STATE_SNAPSHOT'), 'the session exercised a tool call and shared state');
 
-        const logged = server.log.filter((r) => r.threadId === `${thread}-ext`);
+        const logged = server.log.filter((r) => r.threadId === extThread);
         const tabId = await withExt.tabIdOf(page.url());
         await settled(withExt, tabId, logged.length);
         const harText = await withExt.request({ type: 'agui-inspector/export', tabId });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { copilotKitRoutes } from './copilotkit/server.ts';
+import { langGraphRoutes } from './langgraph/server.ts';
 import { mastraRoutes } from './mastra/server.ts';
 
 /** A route answers a Fetch request, as Hono apps and framework handlers do. */
@@ -85,13 +86,20 @@ async function send(res: ServerResponse, r: Response): Promise<void> {
 }
 
 export async function startLabServer(): Promise<LabServer> {
-  const [copilotkitJs, mastraJs] = await Promise.all([bundle(`${HERE}copilotkit/page.ts`), bundle(`${HERE}mastra/page.ts`)]);
-  const routes: [prefix: string, handler: Handler][] = [...copilotKitRoutes(), ...mastraRoutes()];
+  const [copilotkitJs, mastraJs, langgraphJs, langgraph] = await Promise.all([
+    bundle(`${HERE}copilotkit/page.ts`),
+    bundle(`${HERE}mastra/page.ts`),
+    bundle(`${HERE}langgraph/page.ts`),
+    langGraphRoutes(),
+  ]);
+  const routes: [prefix: string, handler: Handler][] = [...copilotKitRoutes(), ...mastraRoutes(), ...langgraph.routes];
   const statics: Record<string, [type: string, body: string]> = {
     '/copilotkit.html': ['text/html', page('copilotkit')],
     '/copilotkit.js': ['text/javascript', copilotkitJs],
     '/mastra.html': ['text/html', page('mastra')],
     '/mastra.js': ['text/javascript', mastraJs],
+    '/langgraph.html': ['text/html', page('langgraph')],
+    '/langgraph.js': ['text/javascript', langgraphJs],
   };
   const log: LoggedRun[] = [];
   let origin = '';
@@ -122,10 +130,12 @@ export async function startLabServer(): Promise<LabServer> {
   return {
     url: origin,
     log,
-    close: () =>
-      new Promise<void>((r) => {
+    close: async () => {
+      await new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());
-      }),
+      });
+      await langgraph.close();
+    },
   };
 }

@@ -131,7 +131,7 @@ describe('exportSession on traffic recorded from the demo agent', () => {
     const analysed = analyzeExchanges(session, '1.1');
     assert.equal(doc.log.entries.length, session.length);
     doc.log.entries.forEach((e: { _agui: Record<string, unknown> }, i: number) => {
-      assert.deepEqual(Object.keys(e._agui), ['chunks', 'tabId', 'api', 'outcome', 'error', 'capped', 'reconstructed', 'requestBodyNote', 'analysisError', 'report']);
+      assert.deepEqual(Object.keys(e._agui), ['chunks', 'arrival', 'tabId', 'api', 'outcome', 'error', 'capped', 'reconstructed', 'requestBodyNote', 'analysisError', 'report']);
       assert.deepEqual(e._agui.report, analysed[i]);
       assert.deepEqual([e._agui.tabId, e._agui.api, e._agui.outcome, e._agui.capped, e._agui.reconstructed], [null, null, null, false, false], 'a file does not know how it was captured');
     });

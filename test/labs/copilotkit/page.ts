@@ -6,8 +6,8 @@
  */
 import { CopilotKitCore } from '@copilotkitnext/core';
 import { z } from 'zod';
-import { STORY_CHUNKS_BEFORE_STOP, TURNS } from '../turns.ts';
-import { exposeLab, type LabPage } from '../page-api.ts';
+import { TURNS } from '../turns.ts';
+import { exposeLab, stopMidStory, type LabPage } from '../page-api.ts';
 
 const params = new URLSearchParams(location.search);
 const transport = params.get('transport') === 'single' ? 'single' : 'rest';
@@ -64,12 +64,7 @@ const lab: LabPage = {
   },
   async stop() {
     const a = await ready;
-    const before = events.length;
-    const run = say(TURNS.story);
-    const streamed = () => events.slice(before).filter((e) => e.type === 'TEXT_MESSAGE_CHUNK' || e.type === 'TEXT_MESSAGE_CONTENT').length;
-    while (streamed() < STORY_CHUNKS_BEFORE_STOP) await new Promise((r) => setTimeout(r, 10));
-    core.stopAgent({ agent: a });
-    await run;
+    await stopMidStory(events, () => say(TURNS.story), () => core.stopAgent({ agent: a }));
   },
   },
 };

@@ -4,8 +4,8 @@
  * framework on the page does. The test drives it step by step through `window.lab`.
  */
 import { HttpAgent, type BaseEvent, type Tool } from '@ag-ui/client';
-import { STORY_CHUNKS_BEFORE_STOP, TURNS } from '../turns.ts';
-import { exposeLab, type LabPage } from '../page-api.ts';
+import { TURNS } from '../turns.ts';
+import { exposeLab, stopMidStory, type LabPage } from '../page-api.ts';
 
 const threadId = new URLSearchParams(location.search).get('thread') ?? 'lab-thread';
 const agent = new HttpAgent({ url: '/api/mastra', threadId });
@@ -48,14 +48,7 @@ const lab: LabPage = {
     agent.setState({ likes: [] });
     await say(TURNS.remember);
   },
-  async stop() {
-    const before = events.length;
-    const running = say(TURNS.story).catch(() => undefined);
-    const streamed = () => events.slice(before).filter((e) => e.type === 'TEXT_MESSAGE_CHUNK' || e.type === 'TEXT_MESSAGE_CONTENT').length;
-    while (streamed() < STORY_CHUNKS_BEFORE_STOP) await new Promise((r) => setTimeout(r, 10));
-    agent.abortRun();
-    await running;
-  },
+  stop: () => stopMidStory(events, () => say(TURNS.story).catch(() => undefined), () => agent.abortRun()),
   },
 };
 exposeLab(lab);

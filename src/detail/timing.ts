@@ -1,0 +1,456 @@
+/**
+ * Where the time of one exchange went, read from when each event arrived: the arrival of the chunk that
+ * completed its frame, ms after the request started (CapturedExchange.arrival `chunks`). It is fed by the
+ * same pass that analyses the exchange (the analyzer's `onEnforced` and `onEmit`, and each chunk as it is
+ * pushed) and keeps one number per event, in typed arrays: the figures that need every gap (percentiles,
+ * stalls against a threshold) are worked out when they are asked for.
+ *
+ * A source that recorded only a HAR entry's timings gives time to first byte and duration; the members
+ * that need each event's arrival are null. A source that recorded no time at all has no timing.
+ */
+import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
+import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../formats/index.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
+import { isObject, type JsonObject } from '../json.ts';
+
+/** A gap between two events at least this long is a stall, unless the reader is told otherwise (`--stall-ms`). */
+export const DEFAULT_STALL_MS = 1000;
+/** Events arriving no further apart than this arrived in one burst: one read, one flush of a buffer. */
+const BURST_GAP_MS = 10;
+/** A burst whose events were produced over at least this long (their `timestamp`s)… */
+const HELD_MIN_MS = 500;
+/** …and arrived within at most this share of that time was held back on its way. */
+const HELD_SHARE = 0.1;
+
+export const SPAN_KINDS = ['run', 'step', 'message', 'tool', 'reasoning', 'subagent'] as const;
+export type SpanKind = (typeof SPAN_KINDS)[number];
+
+/** Something that started and ended in the stream, on the exchange's time axis. */
+export interface Span {
+  id: string;
+  name?: string;
+  startMs: number;
+  /** Null while it is open: it never ended, or has not yet. */
+  endMs: number | null;
+  /** The frames of the events that opened and closed it, to select them in the Timeline. */
+  startEvent: number;
+  endEvent: number | null;
+  /** The subagent invocation (its subagentRunId) whose work it is; absent for the parent agent's. */
+  subagent?: string;
+}
+
+export interface ToolSpan extends Span {
+  /** `frontend` when the input's `tools` declares it, `backend` when its result came in the stream, else `unknown`. */
+  side: 'frontend' | 'backend' | 'unknown';
+  /** When TOOL_CALL_END closed its arguments. */
+  argsEndMs: number | null;
+  /** When its result came in the stream, if it did: then it is `endMs`, the call's whole round trip. */
+  resultMs: number | null;
+  /** The run it was called in. */
+  runId: string | null;
+}
+
+export interface Stall {
+  /** The frame after which nothing arrived for `ms`. */
+  afterEvent: number;
+  ms: number;
+}
+
+/** What the producer's clock (events' `timestamp`) says against when the events arrived. */
+export interface Buffering {
+  /** Events produced over `producedOverMs` arrived within `arrivedWithinMs`: something between agent and page held them back. */
+  suspected: boolean;
+  producedOverMs: number;
+  arrivedWithinMs: number;
+}
+
+export interface RunUsage {
+  runId: string | null;
+  /** The run's terminal event's `usage`, as sent: one TokenUsage per provider and model. */
+  usage: unknown[];
+}
+
+/** A frontend tool call's round trip: from the run that left it pending to the request that carried its result. */
+export interface ToolRoundTrip {
+  toolCallId: string;
+  name?: string;
+  /** The run that left it pending. */
+  runId: string | null;
+  ms: number;
+}
+
+/** The `timing` of one exchange (`--format json`, the panel's Waterfall and timing summary). */
+export interface Timing {
+  /** `chunks`: every member is measured; `entry`: only a HAR entry's timings were recorded, and the per-event members are null. */
+  source: 'chunks' | 'entry';
+  /** Request start → first response byte. */
+  ttfbMs: number | null;
+  firstEventMs: number | null;
+  /** The first text, tool-arguments or reasoning content, chunk events included. */
+  firstContentMs: number | null;
+  /** Request start → last response byte. */
+  durationMs: number | null;
+  /** Between consecutive events' arrivals; null with fewer than two events. */
+  gaps: { p50: number; p95: number; max: number } | null;
+  /** The threshold the stalls were found with. */
+  stallMs: number;
+  /** Every gap of at least `stallMs`. */
+  stalls: Stall[] | null;
+  runs: Span[] | null;
+  steps: Span[] | null;
+  messages: Span[] | null;
+  toolCalls: ToolSpan[] | null;
+  reasoning: Span[] | null;
+  subagents: Span[] | null;
+  /** Null when no event carried a `timestamp`. */
+  buffering: Buffering | null;
+  usage: RunUsage[];
+  /** Frontend tool calls of earlier exchanges of the thread whose results this request carries. */
+  toolRoundTrips: ToolRoundTrip[];
+}
+
+/** The spans of every kind, as the Timing lists them. */
+export function spansOf(t: Timing, kind: SpanKind): Span[] {
+  return (kind === 'run' ? t.runs : kind === 'step' ? t.steps : kind === 'message' ? t.messages : kind === 'tool' ? t.toolCalls : kind === 'reasoning' ? t.reasoning : t.subagents) ?? [];
+}
+
+const CONTENT = new Set(['TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS', 'REASONING_MESSAGE_CONTENT']);
+
+function declaredTools(input: JsonObject | null): Set<string> {
+  const names = new Set<string>();
+  const tools = input?.tools;
+  if (Array.isArray(tools)) for (const t of tools) if (isObject(t) && typeof t.name === 'string') names.add(t.name);
+  return names;
+}
+
+const str = (ev: JsonObject, key: string): string | undefined => (typeof ev[key] === 'string' ? (ev[key] as string) : undefined);
+
+/** One burst of timestamped events: when the first and last of them were produced and arrived. */
+interface Burst {
+  producedFrom: number;
+  producedTo: number;
+  arrivedFrom: number;
+  arrivedTo: number;
+}
+
+export interface TimingOptions {
+  arrival: Arrival;
+  stallMs?: number;
+  /** The session's frontend tool calls left pending, which this exchange's input may answer and its runs may leave. */
+  thread?: ThreadTiming;
+  /** When the request was sent, ms since epoch: the round trips are measured across exchanges with it. */
+  sentAt?: number;
+}
+
+/** The timing of one exchange as its analysis goes; `hooks` go to the analyzer, `chunk` sees every chunk pushed. */
+export class TimingReading {
+  private times = new Float64Array(256);
+  private frames = new Int32Array(256);
+  private n = 0;
+  private ttfb: number | null = null;
+  private lastByte: number | null = null;
+  private firstContent: number | null = null;
+  /** When the frame being handled arrived: the time of the events its expansion emits. */
+  private now = 0;
+  private readonly lists: Record<SpanKind, Span[]> = { run: [], step: [], message: [], tool: [], reasoning: [], subagent: [] };
+  private readonly open: Record<Exclude<SpanKind, 'run'>, Map<string, Span>> = { step: new Map(), message: new Map(), tool: new Map(), reasoning: new Map(), subagent: new Map() };
+  /** Subagents seen only through their work's attribution: their span runs from its first event to its last. */
+  private readonly unannounced = new Map<string, Span>();
+  private run: Span | null = null;
+  private readonly usage: RunUsage[] = [];
+  private declared = new Set<string>();
+  private toolRoundTrips: ToolRoundTrip[] = [];
+  private readonly stallMs: number;
+  private burst: Burst | null = null;
+  private held: Burst | null = null;
+  private stamped: Burst | null = null;
+
+  constructor(private readonly o: TimingOptions) {
+    this.stallMs = o.stallMs ?? DEFAULT_STALL_MS;
+  }
+
+  /** The chunks as they are read, each seen on its way to the analyzer. */
+  *tap(chunks: Iterable<Chunk>): Generator<Chunk> {
+    for (const c of chunks) {
+      this.chunk(c.time, c.bytes.length);
+      yield c;
+    }
+  }
+
+  /** The exchange ended: the frontend calls its runs left without a result wait for a later request of the thread. */
+  end(): void {
+    this.o.thread?.ended(this, this.o.sentAt);
+  }
+
+  /** A chunk of `size` bytes arrived at `time`. */
+  chunk(time: number, size: number): void {
+    if (size === 0) return;
+    this.ttfb ??= time;
+    this.lastByte = time;
+  }
+
+  readonly hooks = {
+    /** Which tools the input declares (a tool call's side), and which pending calls it answers. */
+    onInput: (input: Pick<InputAnalysis, 'value'>): void => {
+      this.declared = declaredTools(input.value);
+      this.toolRoundTrips = this.o.thread?.answered(input.value, this.o.sentAt) ?? [];
+    },
+    onEnforced: (index: number, _e: unknown, received: unknown, time: number): void => {
+      this.now = time;
+      const n = this.n;
+      if (n === this.times.length) this.grow();
+      if (n > 0 && time - this.times[n - 1]! > BURST_GAP_MS) this.burst = null;
+      this.times[n] = time;
+      this.frames[n] = index;
+      this.n = n + 1;
+      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, time);
+    },
+    onEmit: (ev: Ev, index: number): void => this.event(ev, index),
+  };
+
+  private grow(): void {
+    const times = new Float64Array(this.times.length * 2);
+    times.set(this.times);
+    this.times = times;
+    const frames = new Int32Array(this.frames.length * 2);
+    frames.set(this.frames);
+    this.frames = frames;
+  }
+
+  /** Follows the producer's clock against the arrivals: over the whole stream, and within each burst. */
+  private stamp(produced: number, arrived: number): void {
+    const whole = (this.stamped ??= { producedFrom: produced, producedTo: produced, arrivedFrom: arrived, arrivedTo: arrived });
+    whole.producedFrom = Math.min(whole.producedFrom, produced);
+    whole.producedTo = Math.max(whole.producedTo, produced);
+    whole.arrivedTo = arrived;
+    const b = (this.burst ??= { producedFrom: produced, producedTo: produced, arrivedFrom: arrived, arrivedTo: arrived });
+    b.producedFrom = Math.min(b.producedFrom, produced);
+    b.producedTo = Math.max(b.producedTo, produced);
+    b.arrivedTo = arrived;
+    if (!this.held || b.producedTo - b.producedFrom > this.held.producedTo - this.held.producedFrom) this.held = b;
+  }
+
+  private openSpan(kind: SpanKind, id: string, index: number, ev: Ev, name?: string): Span {
+    const s: Span = { id, startMs: this.now, endMs: null, startEvent: index, endEvent: null };
+    if (name !== undefined) s.name = name;
+    const owner = str(ev, 'subagentRunId');
+    if (owner !== undefined && kind !== 'subagent') s.subagent = owner;
+    this.lists[kind].push(s);
+    if (kind !== 'run') this.open[kind].set(id, s);
+    return s;
+  }
+
+  private close(s: Span | undefined, index: number): void {
+    if (!s || s.endMs !== null) return;
+    s.endMs = this.now;
+    s.endEvent = index;
+  }
+
+  private closeOpen(kind: Exclude<SpanKind, 'run'>, id: string | undefined, index: number): void {
+    if (id === undefined) return;
+    this.close(this.open[kind].get(id), index);
+    this.open[kind].delete(id);
+  }
+
+  private event(ev: Ev, index: number): void {
+    const type = ev.type;
+    if (CONTENT.has(type)) {
+      this.firstContent ??= this.now;
+      this.attributed(ev, index);
+      return;
+    }
+    switch (type) {
+      case 'RUN_STARTED':
+        this.close(this.run ?? undefined, index);
+        this.run = this.openSpan('run', str(ev, 'runId') ?? '', index, ev);
+        break;
+      case 'RUN_FINISHED':
+      case 'RUN_ERROR':
+        if (Array.isArray(ev.usage)) this.usage.push({ runId: this.run?.id ?? str(ev, 'runId') ?? null, usage: ev.usage });
+        this.close(this.run ?? undefined, index);
+        this.run = null;
+        break;
+      case 'STEP_STARTED': {
+        const name = str(ev, 'stepName') ?? '';
+        this.openSpan('step', name, index, ev, name);
+        break;
+      }
+      case 'STEP_FINISHED':
+        this.closeOpen('step', str(ev, 'stepName'), index);
+        break;
+      case 'TEXT_MESSAGE_START':
+        this.openSpan('message', str(ev, 'messageId') ?? '', index, ev, str(ev, 'role'));
+        break;
+      case 'TEXT_MESSAGE_END':
+        this.closeOpen('message', str(ev, 'messageId'), index);
+        break;
+      case 'TOOL_CALL_START': {
+        const name = str(ev, 'toolCallName');
+        const s = this.openSpan('tool', str(ev, 'toolCallId') ?? '', index, ev, name) as ToolSpan;
+        s.side = name !== undefined && this.declared.has(name) ? 'frontend' : 'unknown';
+        s.argsEndMs = null;
+        s.resultMs = null;
+        s.runId = this.run ? this.run.id : null;
+        break;
+      }
+      case 'TOOL_CALL_END': {
+        const s = this.open.tool.get(str(ev, 'toolCallId') ?? '') as ToolSpan | undefined;
+        if (s && s.argsEndMs === null) {
+          s.argsEndMs = this.now;
+          this.close(s, index);
+        }
+        break;
+      }
+      case 'TOOL_CALL_RESULT': {
+        const id = str(ev, 'toolCallId');
+        const s = (id === undefined ? undefined : this.open.tool.get(id)) as ToolSpan | undefined;
+        if (s && s.resultMs === null) {
+          if (s.side === 'unknown') s.side = 'backend';
+          s.resultMs = this.now;
+          s.endMs = this.now;
+          s.endEvent = index;
+          this.open.tool.delete(id!);
+        }
+        break;
+      }
+      case 'REASONING_START':
+        this.openSpan('reasoning', str(ev, 'messageId') ?? '', index, ev);
+        break;
+      case 'REASONING_END':
+        this.closeOpen('reasoning', str(ev, 'messageId'), index);
+        break;
+      case 'SUBAGENT_STARTED': {
+        const id = str(ev, 'subagentRunId') ?? '';
+        this.unannounced.delete(id);
+        this.openSpan('subagent', id, index, ev, str(ev, 'name'));
+        return;
+      }
+      case 'SUBAGENT_FINISHED':
+      case 'SUBAGENT_ERROR':
+        this.closeOpen('subagent', str(ev, 'subagentRunId'), index);
+        return;
+    }
+    this.attributed(ev, index);
+  }
+
+  /** An event of a subagent that was never announced stretches that subagent's span to it. */
+  private attributed(ev: Ev, index: number): void {
+    const owner = ev.subagentRunId;
+    if (typeof owner !== 'string' || this.open.subagent.has(owner)) return;
+    let s = this.unannounced.get(owner);
+    if (!s) {
+      if (this.lists.subagent.some((x) => x.id === owner)) return;
+      s = { id: owner, startMs: this.now, endMs: this.now, startEvent: index, endEvent: index };
+      this.lists.subagent.push(s);
+      this.unannounced.set(owner, s);
+    }
+    s.endMs = this.now;
+    s.endEvent = index;
+  }
+
+  /** The frontend tool calls left without a result: what a later request of the thread may answer. */
+  pendingTools(): ToolSpan[] {
+    return (this.lists.tool as ToolSpan[]).filter((s) => s.side === 'frontend' && s.resultMs === null);
+  }
+
+  /** When the run `runId` ended, or null (open, or unknown). */
+  runEnd(runId: string | null): number | null {
+    return this.lists.run.find((r) => r.id === runId)?.endMs ?? null;
+  }
+
+  timing(): Timing {
+    const arrival = this.o.arrival;
+    const base = { stallMs: this.stallMs, usage: this.usage.map((u) => ({ ...u })), toolRoundTrips: this.toolRoundTrips.map((r) => ({ ...r })) };
+    if (arrival !== 'chunks') {
+      return {
+        source: 'entry', ttfbMs: arrival.ttfbMs, firstEventMs: null, firstContentMs: null, durationMs: arrival.durationMs, gaps: null, stalls: null,
+        runs: null, steps: null, messages: null, toolCalls: null, reasoning: null, subagents: null, buffering: null, ...base,
+      };
+    }
+    const copy = (kind: SpanKind) => this.lists[kind].map((s) => ({ ...s }));
+    return {
+      source: 'chunks',
+      ttfbMs: this.ttfb,
+      firstEventMs: this.n > 0 ? this.times[0]! : null,
+      firstContentMs: this.firstContent,
+      durationMs: this.lastByte,
+      ...this.gapFigures(),
+      runs: copy('run'), steps: copy('step'), messages: copy('message'), toolCalls: copy('tool') as ToolSpan[], reasoning: copy('reasoning'), subagents: copy('subagent'),
+      buffering: this.buffering(),
+      ...base,
+    };
+  }
+
+  private gapFigures(): Pick<Timing, 'gaps' | 'stalls'> {
+    const n = this.n;
+    const stalls: Stall[] = [];
+    if (n < 2) return { gaps: null, stalls };
+    const gaps = new Float64Array(n - 1);
+    const times = this.times;
+    for (let i = 1; i < n; i++) {
+      const gap = times[i]! - times[i - 1]!;
+      gaps[i - 1] = gap;
+      if (gap >= this.stallMs) stalls.push({ afterEvent: this.frames[i - 1]!, ms: gap });
+    }
+    gaps.sort();
+    const rank = (p: number): number => gaps[Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1))]!;
+    return { gaps: { p50: rank(0.5), p95: rank(0.95), max: gaps[gaps.length - 1]! }, stalls };
+  }
+
+  private buffering(): Buffering | null {
+    const whole = this.stamped;
+    if (!whole) return null;
+    const held = this.held!;
+    const producedOverMs = held.producedTo - held.producedFrom;
+    const arrivedWithinMs = held.arrivedTo - held.arrivedFrom;
+    if (producedOverMs >= HELD_MIN_MS && arrivedWithinMs <= producedOverMs * HELD_SHARE) return { suspected: true, producedOverMs, arrivedWithinMs };
+    return { suspected: false, producedOverMs: whole.producedTo - whole.producedFrom, arrivedWithinMs: whole.arrivedTo - whole.arrivedFrom };
+  }
+}
+
+/**
+ * The frontend tool calls a thread's runs left pending, by id, and when (ms since epoch): the request that
+ * carries a result for one closes its round trip. One per session, like the ThreadTracker beside it.
+ */
+export class ThreadTiming {
+  private readonly pending = new Map<string, { at: number; runId: string | null; name?: string }>();
+
+  /** The round trips the input closes: each tool message answering a call left pending earlier. */
+  answered(input: JsonObject | null, sentAt: number | undefined): ToolRoundTrip[] {
+    const messages = input?.messages;
+    if (sentAt === undefined || !Array.isArray(messages)) return [];
+    const out: ToolRoundTrip[] = [];
+    for (const m of messages) {
+      if (!isObject(m) || m.role !== 'tool' || typeof m.toolCallId !== 'string') continue;
+      const p = this.pending.get(m.toolCallId);
+      if (!p) continue;
+      this.pending.delete(m.toolCallId);
+      out.push({ toolCallId: m.toolCallId, ...(p.name !== undefined ? { name: p.name } : {}), runId: p.runId, ms: Math.max(0, sentAt - p.at) });
+    }
+    return out;
+  }
+
+  /** An exchange sent at `sentAt` ended: its frontend calls without a result wait from the end of their run. */
+  ended(t: TimingReading, sentAt: number | undefined): void {
+    if (sentAt === undefined) return;
+    for (const s of t.pendingTools()) {
+      const at = t.runEnd(s.runId) ?? s.endMs ?? s.startMs;
+      this.pending.set(s.id, { at: sentAt + at, runId: s.runId, ...(s.name !== undefined ? { name: s.name } : {}) });
+    }
+  }
+}
+
+/**
+ * The reports and timings of a recorded session's exchanges, in the order they began, each from one pass
+ * over its chunks: what the CLI prints. An exchange whose source recorded no times has a null timing.
+ */
+export function analyzeSession(exchanges: CapturedExchange[], o: { as?: ProtocolVersion; stallMs?: number } = {}): { report: ExchangeReport; timing: Timing | null }[] {
+  const thread = new ThreadTracker();
+  const threadTiming = new ThreadTiming();
+  return exchanges.map((x) => {
+    const timing = x.arrival ? new TimingReading({ arrival: x.arrival, stallMs: o.stallMs, thread: threadTiming, sentAt: sentAtOf(x) }) : null;
+    const report = analyzeExchange(x, timing ? timing.tap(x.chunks) : x.chunks, { as: o.as, thread, hooks: timing?.hooks });
+    timing?.end();
+    return { report, timing: timing?.timing() ?? null };
+  });
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ExchangeReading, SessionReader, type Timing } from '../../src/detail/index.ts';
+import type { Arrival, CapturedExchange } from '../../src/formats/index.ts';
+import { readExchanges, writeHar } from '../../src/formats/index.ts';
+import { analyzeSession } from '../../src/detail/timing.ts';
+
+const SSE = 'text/event-stream';
+const enc = new TextEncoder();
+const frame = (ev: object): string => `data: ${JSON.stringify(ev)}\n\n`;
+const T = 'thread-1';
+
+/** Pushes `schedule` (arrival ms, what arrives) through one reading; `end` at the last arrival. */
+function timed(schedule: [number, string][], o: { input?: object; arrival?: Arrival | null; stallMs?: number } = {}): Timing | null {
+  const input = o.input ?? { threadId: T, runId: 'r1', protocolVersion: '1.0', messages: [], tools: [{ name: 'confirm', description: 'ask', parameters: {} }] };
+  const reading = new ExchangeReading({ source: 'x', requestBody: JSON.stringify(input), contentType: SSE, status: 200, arrival: o.arrival === null ? undefined : o.arrival ?? 'chunks', stallMs: o.stallMs });
+  for (const [t, text] of schedule) reading.push(enc.encode(text), t);
+  reading.end(schedule.at(-1)?.[0] ?? 0);
+  return reading.part('timing');
+}
+
+const started = frame({ type: 'RUN_STARTED', threadId: T, runId: 'r1' });
+const finished = frame({ type: 'RUN_FINISHED', threadId: T, runId: 'r1', usage: [{ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 5, totalTokens: 15 }] });
+
+/** An exchange with every kind of span at known times. */
+const SCHEDULE: [number, string][] = [
+  [120, started],
+  [130, frame({ type: 'STEP_STARTED', stepName: 'plan' })],
+  [150, frame({ type: 'REASONING_START', messageId: 'rs1' })],
+  [160, frame({ type: 'REASONING_MESSAGE_START', messageId: 'rs1', role: 'reasoning' }) + frame({ type: 'REASONING_MESSAGE_CONTENT', messageId: 'rs1', delta: 'hm' })],
+  [170, frame({ type: 'REASONING_MESSAGE_END', messageId: 'rs1' }) + frame({ type: 'REASONING_END', messageId: 'rs1' })],
+  [400, frame({ type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }) + frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' })],
+  // A 1.5 s stall after event 8.
+  [1900, frame({ type: 'TEXT_MESSAGE_END', messageId: 'm1' })],
+  [1910, frame({ type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'search' }) + frame({ type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{}' })],
+  [1920, frame({ type: 'TOOL_CALL_END', toolCallId: 'c1' })],
+  [2520, frame({ type: 'TOOL_CALL_RESULT', messageId: 'res1', toolCallId: 'c1', content: 'found' })],
+  [2530, frame({ type: 'SUBAGENT_STARTED', subagentRunId: 's1', name: 'researcher' })],
+  [2540, frame({ type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant', subagentRunId: 's1' })],
+  [2550, frame({ type: 'TEXT_MESSAGE_END', messageId: 'm2', subagentRunId: 's1' }) + frame({ type: 'SUBAGENT_FINISHED', subagentRunId: 's1' })],
+  [2560, frame({ type: 'TOOL_CALL_START', toolCallId: 'c2', toolCallName: 'confirm' }) + frame({ type: 'TOOL_CALL_END', toolCallId: 'c2' })],
+  [2570, frame({ type: 'STEP_FINISHED', stepName: 'plan' })],
+  [2580, finished],
+];
+
+test('every member of the timing, from events whose arrival is known', () => {
+  const t = timed(SCHEDULE)!;
+  assert.equal(t.source, 'chunks');
+  assert.equal(t.ttfbMs, 120);
+  assert.equal(t.firstEventMs, 120);
+  assert.equal(t.firstContentMs, 160, 'reasoning content is content');
+  assert.equal(t.durationMs, 2580);
+  assert.deepEqual(t.stalls, [{ afterEvent: 8, ms: 1500 }]);
+  assert.equal(t.stallMs, 1000);
+  assert.equal(t.gaps!.max, 1500);
+  assert.equal(t.gaps!.p50, 10);
+  assert.deepEqual(t.runs, [{ id: 'r1', startMs: 120, endMs: 2580, startEvent: 0, endEvent: 21 }]);
+  assert.deepEqual(t.steps, [{ id: 'plan', name: 'plan', startMs: 130, endMs: 2570, startEvent: 1, endEvent: 20 }]);
+  assert.deepEqual(t.reasoning, [{ id: 'rs1', startMs: 150, endMs: 170, startEvent: 2, endEvent: 6 }]);
+  assert.deepEqual(t.messages, [
+    { id: 'm1', name: 'assistant', startMs: 400, endMs: 1900, startEvent: 7, endEvent: 9 },
+    { id: 'm2', name: 'assistant', startMs: 2540, endMs: 2550, startEvent: 15, endEvent: 16, subagent: 's1' },
+  ]);
+  assert.deepEqual(t.toolCalls, [
+    { id: 'c1', name: 'search', startMs: 1910, endMs: 2520, startEvent: 10, endEvent: 13, side: 'backend', argsEndMs: 1920, resultMs: 2520, runId: 'r1' },
+    { id: 'c2', name: 'confirm', startMs: 2560, endMs: 2560, startEvent: 18, endEvent: 19, side: 'frontend', argsEndMs: 2560, resultMs: null, runId: 'r1' },
+  ]);
+  assert.deepEqual(t.subagents, [{ id: 's1', name: 'researcher', startMs: 2530, endMs: 2550, startEvent: 14, endEvent: 17 }]);
+  assert.deepEqual(t.usage, [{ runId: 'r1', usage: [{ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 5, totalTokens: 15 }] }]);
+  assert.equal(t.buffering, null, 'no event carried a timestamp');
+  assert.deepEqual(t.toolRoundTrips, []);
+});
+
+test('the stall threshold is the reader’s to set', () => {
+  assert.deepEqual(timed(SCHEDULE, { stallMs: 500 })!.stalls, [{ afterEvent: 8, ms: 1500 }, { afterEvent: 12, ms: 600 }]);
+  assert.deepEqual(timed(SCHEDULE, { stallMs: 2000 })!.stalls, []);
+});
+
+test('an exchange still arriving has open spans; a truncated one keeps them open', () => {
+  const open = timed(SCHEDULE.slice(0, 6))!;
+  assert.equal(open.runs![0]!.endMs, null);
+  assert.equal(open.steps![0]!.endMs, null);
+  assert.deepEqual(open.messages!.map((m) => [m.id, m.endMs, m.endEvent]), [['m1', null, null]]);
+  assert.equal(open.durationMs, 400);
+});
+
+test('a frame split over chunks arrives with its last chunk; chunk events count as content', () => {
+  const chunk = frame({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', role: 'assistant', delta: 'Hi' });
+  const t = timed([[50, started], [300, chunk.slice(0, 20)], [420, chunk.slice(20)], [430, finished]])!;
+  assert.equal(t.ttfbMs, 50);
+  assert.equal(t.firstContentMs, 420);
+  assert.deepEqual(t.messages!.map((m) => [m.startMs, m.endMs]), [[420, 430]], 'the expansion closes it at the run’s end');
+});
+
+test('no recorded times: no timing; a HAR entry’s timings only: TTFB and duration, nothing per event', () => {
+  assert.equal(timed(SCHEDULE, { arrival: null }), null);
+  const t = timed(SCHEDULE, { arrival: { ttfbMs: 80, durationMs: 3000 } })!;
+  assert.equal(t.source, 'entry');
+  assert.deepEqual([t.ttfbMs, t.durationMs, t.firstEventMs, t.firstContentMs, t.gaps, t.stalls, t.runs, t.toolCalls, t.buffering], [80, 3000, null, null, null, null, null, null, null]);
+  assert.equal(t.usage.length, 1, 'usage is in the events, whatever the times');
+});
+
+test('a burst of events produced over seconds that arrives at once is suspected to have been held back', () => {
+  const at = 1_700_000_000_000;
+  const ev = (k: number) => frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: `w${k}`, timestamp: at + 400 * k });
+  const live: [number, string][] = [[10, frame({ type: 'RUN_STARTED', threadId: T, runId: 'r1', timestamp: at })], [20, frame({ type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant', timestamp: at })]];
+  // Produced 400 ms apart, arriving 1 ms apart after the producer finished.
+  const held = live.concat([1, 2, 3, 4, 5].map((k) => [3000 + k, ev(k)] as [number, string]));
+  assert.deepEqual(timed(held)!.buffering, { suspected: true, producedOverMs: 1600, arrivedWithinMs: 4 });
+  const streamed = live.concat([1, 2, 3, 4, 5].map((k) => [20 + 400 * k, ev(k)] as [number, string]));
+  assert.deepEqual(timed(streamed)!.buffering, { suspected: false, producedOverMs: 2000, arrivedWithinMs: 2010 });
+});
+
+test('a frontend tool call’s round trip runs from the end of the run that left it to the request carrying its result', () => {
+  const session = new SessionReader();
+  const first = session.read({ source: 'a', requestBody: JSON.stringify({ threadId: T, runId: 'r1', messages: [], tools: [{ name: 'confirm', description: '', parameters: {} }] }), contentType: SSE, status: 200, arrival: 'chunks', sentAt: 1000 });
+  first.push(enc.encode(started + frame({ type: 'TOOL_CALL_START', toolCallId: 'c2', toolCallName: 'confirm' }) + frame({ type: 'TOOL_CALL_END', toolCallId: 'c2' })), 100);
+  first.push(enc.encode(frame({ type: 'RUN_FINISHED', threadId: T, runId: 'r1' })), 200);
+  first.end(200);
+  const answer = { threadId: T, runId: 'r2', messages: [{ id: 'a', role: 'assistant', content: '', toolCalls: [{ id: 'c2', type: 'function', function: { name: 'confirm', arguments: '{}' } }] }, { id: 't', role: 'tool', toolCallId: 'c2', content: 'yes' }], tools: [] };
+  const second = session.read({ source: 'b', requestBody: JSON.stringify(answer), contentType: SSE, status: 200, arrival: 'chunks', sentAt: 4200 });
+  second.end(0);
+  assert.deepEqual(second.part('timing')!.toolRoundTrips, [{ toolCallId: 'c2', name: 'confirm', runId: 'r1', ms: 3000 }]);
+});
+
+test('the figures of a HAR are the same after import → export → import; a browser’s HAR gives its entry timings', () => {
+  const body = enc.encode(SCHEDULE.map(([, s]) => s).join(''));
+  let at = 0;
+  const chunks = SCHEDULE.map(([time, s]) => {
+    const bytes = body.subarray(at, at + enc.encode(s).length);
+    at += bytes.length;
+    return { time, bytes };
+  });
+  const captured: CapturedExchange = {
+    source: 'cap', url: 'http://127.0.0.1/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z', requestContentType: 'application/json',
+    requestBody: JSON.stringify({ threadId: T, runId: 'r1', protocolVersion: '1.0', messages: [] }), responseContentType: SSE, chunks, arrival: 'chunks',
+  };
+  const figures = (xs: CapturedExchange[]) => analyzeSession(xs).map((r) => r.timing);
+  const meta = { creator: { name: 'test', version: '0' } };
+  const once = readExchanges(enc.encode(writeHar([captured], meta)), 'a.har');
+  const twice = readExchanges(enc.encode(writeHar(once, meta)), 'b.har');
+  assert.equal(once[0]!.arrival, 'chunks');
+  assert.deepEqual(figures(once), figures([captured]));
+  assert.deepEqual(figures(twice), figures([captured]));
+  assert.equal(figures([captured])[0]!.stalls!.length, 1);
+
+  const doc = JSON.parse(writeHar([captured], meta));
+  delete doc.log._agui;
+  delete doc.log.entries[0]._agui;
+  doc.log.entries[0].timings = { blocked: 2, dns: -1, connect: 3, send: 1, wait: 110, receive: 2464 };
+  doc.log.entries[0].time = 2580;
+  const browser = readExchanges(enc.encode(JSON.stringify(doc)), 'browser.har');
+  assert.deepEqual(browser[0]!.arrival, { ttfbMs: 116, durationMs: 2580 });
+  const again = readExchanges(enc.encode(writeHar(browser, meta)), 'c.har');
+  assert.deepEqual(again[0]!.arrival, { ttfbMs: 116, durationMs: 2580 });
+  assert.deepEqual(figures(again), figures(browser));
+  assert.equal(figures(browser)[0]!.source, 'entry');
+
+  const raw = readExchanges(body, 'body.sse');
+  assert.equal(raw[0]!.arrival, undefined);
+  assert.deepEqual(figures(raw), [null]);
+  assert.deepEqual(figures(readExchanges(enc.encode(writeHar(raw, meta)), 'd.har')), [null], 'a body file exported says it recorded no times');
+});
+
+test('timing grows with the events, not faster: twice the events, about twice the time', () => {
+  const build = (n: number): [number, string][] => {
+    const out: [number, string][] = [[0, started + frame({ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' })]];
+    for (let i = 1; i <= n; i++) out.push([i, frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'x' }) + (i % 50 === 0 ? frame({ type: 'TOOL_CALL_START', toolCallId: `c${i}`, toolCallName: 't' }) + frame({ type: 'TOOL_CALL_END', toolCallId: `c${i}` }) : '')]);
+    return out;
+  };
+  const time = (n: number): number => {
+    const s = build(n);
+    const t0 = performance.now();
+    timed(s);
+    return performance.now() - t0;
+  };
+  time(5000);
+  const small = Math.min(time(20_000), time(20_000));
+  const large = Math.min(time(40_000), time(40_000));
+  assert.ok(large < small * 3.5, `20,000 events took ${small.toFixed(0)} ms, 40,000 took ${large.toFixed(0)} ms`);
+});
