@@ -28,7 +28,8 @@ interface Reading {
   why: string;
 }
 
-export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
+/** Keyed by rule id; a Map, so a key that spells an Object.prototype member finds nothing. */
+export const PRE_1_0_READINGS: ReadonlyMap<string, Reading> = new Map(Object.entries({
   'version/consumer-undeclared': {
     reading: 'readiness',
     why: 'basic/run-input#protocolversion: absence identifies a peer from before the protocol carried a version; only a consumer implementing 1.0 must declare',
@@ -59,15 +60,19 @@ export const PRE_1_0_READINGS: Readonly<Record<string, Reading>> = {
     reading: 'readiness',
     why: "events/reasoning: 1.0 requires an open reasoning message or span before its content and end; @ag-ui/client 0.0.59's verifyEvents lets REASONING_MESSAGE_CONTENT, REASONING_MESSAGE_END and REASONING_END through with no opener (defaultApplyEvents only warns)",
   },
+  'interrupt/asked-as-success': {
+    reading: 'readiness',
+    why: "basic/patterns/interrupt-resume#interrupting: 1.0 ends a run that stopped to ask with the interrupt outcome only; pre-1.0 adapters (@ag-ui/langgraph, @ag-ui/mastra) announce it with a CUSTOM on_interrupt event and finish as success, the convention @ag-ui/client 0.0.59 and CopilotKit act on",
+  },
   'input/echo-differs': {
     reading: 'readiness',
     why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
   },
-};
+} satisfies Record<string, Reading>));
 
 /** How one finding reads in a pre-1.0 exchange judged by default. */
 export function pre10Reading(rule: string): Reading | undefined {
-  return PRE_1_0_READINGS[rule];
+  return PRE_1_0_READINGS.get(rule);
 }
 
 /**
@@ -76,13 +81,13 @@ export function pre10Reading(rule: string): Reading | undefined {
  * RUN_FINISHED's and SUBAGENT_FINISHED's result) — where 1.0 says absent only by omission
  * (basic#absent-means-absent), so the 1.0 reading finds the value malformed. `*` is every event type.
  */
-const PRE_1_0_NULLABLE: Readonly<Record<string, readonly string[]>> = {
-  '*': ['rawEvent'],
-  TOOL_CALL_START: ['parentMessageId'],
-  TOOL_CALL_CHUNK: ['parentMessageId'],
-  RUN_FINISHED: ['outcome', 'result'],
-  SUBAGENT_FINISHED: ['result'],
-};
+const PRE_1_0_NULLABLE: ReadonlyMap<string, readonly string[]> = new Map([
+  ['*', ['rawEvent']],
+  ['TOOL_CALL_START', ['parentMessageId']],
+  ['TOOL_CALL_CHUNK', ['parentMessageId']],
+  ['RUN_FINISHED', ['outcome', 'result']],
+  ['SUBAGENT_FINISHED', ['result']],
+]);
 
 /**
  * The event as the pre-1.0 client reads it — those nulls gone, as absent — and the JSON Pointers of what
@@ -91,7 +96,7 @@ const PRE_1_0_NULLABLE: Readonly<Record<string, readonly string[]>> = {
  */
 export function withoutPre10Nulls(event: unknown): { event: JsonObject; paths: string[] } | null {
   if (!isObject(event)) return null;
-  const keys = [...PRE_1_0_NULLABLE['*']!, ...(typeof event.type === 'string' ? PRE_1_0_NULLABLE[event.type] ?? [] : [])].filter((k) => event[k] === null);
+  const keys = [...PRE_1_0_NULLABLE.get('*')!, ...(typeof event.type === 'string' ? PRE_1_0_NULLABLE.get(event.type) ?? [] : [])].filter((k) => event[k] === null);
   if (keys.length === 0) return null;
   const read = { ...event };
   for (const k of keys) delete read[k];
@@ -105,7 +110,7 @@ const RETIRED_EVENT_TYPES: ReadonlySet<string> = new Set(['THINKING_START', 'THI
 const UNTYPED_PATCHES: ReadonlySet<string> = new Set(['STATE_DELTA', 'ACTIVITY_DELTA']);
 
 /** Members 1.0 requires that @ag-ui/core 0.0.59 types z.any(), which a missing member satisfies: the client applies the event. */
-const UNTYPED_REQUIRED: Readonly<Record<string, string>> = { STATE_SNAPSHOT: 'snapshot', RAW: 'event', CUSTOM: 'value' };
+const UNTYPED_REQUIRED: ReadonlyMap<string, string> = new Map([['STATE_SNAPSHOT', 'snapshot'], ['RAW', 'event'], ['CUSTOM', 'value']]);
 
 /**
  * Whether one enforcement finding on `event` is a 1.0-readiness item of a pre-1.0 exchange although its rule
@@ -119,7 +124,7 @@ export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly s
   const type = typeof event.type === 'string' ? event.type : '';
   switch (f.rule) {
     case 'schema/malformed': {
-      const untyped = UNTYPED_REQUIRED[type];
+      const untyped = UNTYPED_REQUIRED.get(type);
       return nulls.includes(f.path ?? '') || (untyped !== undefined && f.path === `/${untyped}` && !(untyped in event));
     }
     case 'unrecognised/event-type':

@@ -74,7 +74,22 @@ export const LIFECYCLE_RULES = defineRules({
     spec: 'basic/patterns/interrupt-resume#interrupting',
     title: "Each interrupt's id must be unique within the run",
   },
+  askedAsSuccess: {
+    id: 'interrupt/asked-as-success',
+    category: 'interrupt',
+    severity: 'error',
+    fatal: false,
+    spec: 'basic/patterns/interrupt-resume#interrupting',
+    title: 'A run that stopped to ask must end with the interrupt outcome, never as success',
+  },
 });
+
+/**
+ * CUSTOM event names by which pre-1.0 adapters say that the run stopped to ask — `on_interrupt`, which
+ * `@ag-ui/langgraph` and `@ag-ui/mastra` emit for an interrupt and then end the run as success. 1.0's only
+ * conforming way to end such a run is the interrupt outcome (basic/patterns/interrupt-resume#interrupting).
+ */
+const ASKING_CUSTOM_EVENTS: ReadonlySet<string> = new Set(['on_interrupt']);
 
 export const IDENTITY_RULES = defineRules({
   threadMismatch: {
@@ -131,6 +146,8 @@ interface Run {
   report: RunReport;
   status: 'active' | 'finished' | 'errored';
   discipline: RunDiscipline;
+  /** The first event by which the run said it stopped to ask (ASKING_CUSTOM_EVENTS), if any. */
+  asked: number | null;
 }
 
 export interface VerifierOptions {
@@ -241,6 +258,7 @@ export class Verifier {
     else if (this.current && this.current.status !== 'active') {
       sink.report(LIFECYCLE_RULES.afterClose, `'${ev.type}' arrived after run ${JSON.stringify(this.current.report.runId)} closed with '${this.current.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}'`, { event: index, path: '/type' });
     }
+    if (this.current?.status === 'active' && ev.type === 'CUSTOM' && ASKING_CUSTOM_EVENTS.has(str(ev, 'name') ?? '')) this.current.asked ??= index;
     (this.current?.status === 'active' ? this.current.discipline : this.orphan).handle(ev, index);
     this.state.handle(ev, index);
   }
@@ -265,7 +283,7 @@ export class Verifier {
       interrupts: [],
     };
     this.runs.push(report);
-    this.current = { report, status: 'active', discipline: new RunDiscipline(sink) };
+    this.current = { report, status: 'active', discipline: new RunDiscipline(sink), asked: null };
     this.rejected = null;
     this.orphan = new RunDiscipline(sink);
     // A replayed run (basic/transports#the-binding-contract) is history: its declaration and its input echo
@@ -311,6 +329,9 @@ export class Verifier {
       if (dup !== undefined) sink.report(LIFECYCLE_RULES.duplicateInterruptId, `Interrupt id ${JSON.stringify(dup)} appears more than once in run ${JSON.stringify(run.report.runId)}: a resume entry could not tell them apart`, { event: index, path: '/outcome/interrupts' });
     } else {
       run.report.outcome = kind === 'cancelled' ? 'cancelled' : 'success';
+      if (run.report.outcome === 'success' && run.asked !== null) {
+        sink.report(LIFECYCLE_RULES.askedAsSuccess, `Run ${JSON.stringify(run.report.runId)} said at event ${run.asked} that it stopped to ask (CUSTOM on_interrupt), then finished as success: a consumer reading the outcome sees a completed run with nothing to answer`, { event: index, path: kind === undefined ? null : '/outcome' });
+      }
     }
   }
 
@@ -331,7 +352,7 @@ export class Verifier {
       // A run that failed before it began: it still has an outcome to report.
       const report: RunReport = { runId: null, threadId: null, parentRunId: null, requested: false, outcome: 'error', protocolVersion: null, negotiation: 'undeclared', startedAt: null, finishedAt: index, interrupts: [] };
       this.runs.push(report);
-      this.current = { report, status: 'errored', discipline: new RunDiscipline(sink) };
+      this.current = { report, status: 'errored', discipline: new RunDiscipline(sink), asked: null };
       return;
     }
     run.status = 'errored';

@@ -40,10 +40,10 @@ export const SCHEMA_RULES = defineRules({
 });
 
 /** What the absence left behind by a strip means, where the spec gives it a meaning worth saying. */
-const ABSENCE: Readonly<Record<string, string>> = {
-  'RUN_FINISHED/outcome': 'an absent outcome means success',
-  'TEXT_MESSAGE_START/role': 'an absent role means assistant',
-};
+const ABSENCE: ReadonlyMap<string, string> = new Map([
+  ['RUN_FINISHED/outcome', 'an absent outcome means success'],
+  ['TEXT_MESSAGE_START/role', 'an absent role means assistant'],
+]);
 
 function decode(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -87,7 +87,7 @@ function stripMessage(subject: string, strip: Strip, version: ProtocolVersion): 
   if (strip.path !== strip.trigger) {
     return `${head}: it sits in a required position, so a ${version} consumer removes the value holding it, ${strip.path}`;
   }
-  const absence = ABSENCE[`${subject}${strip.path}`];
+  const absence = ABSENCE.get(`${subject}${strip.path}`);
   return `${head}: a ${version} consumer strips ${strip.path}${absence === undefined ? '' : ` (${absence})`}`;
 }
 

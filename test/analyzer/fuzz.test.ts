@@ -64,7 +64,7 @@ function wellFormed({ report, frames }: Run, what: string): void {
   // A pre-1.0 exchange's verdict is its own client's: readiness items never count, and era.ts may re-decide fatality.
   const pre = report.readiness !== null;
   assert.ok(pre || all.every((f) => f.readiness === undefined), `${what}: readiness items only on a pre-1.0 reading`);
-  const fatal = all.some((f) => !f.readiness && ((pre ? PRE_1_0_READINGS[f.rule]?.fatal : undefined) ?? RULES.get(f.rule)!.fatal));
+  const fatal = all.some((f) => !f.readiness && ((pre ? PRE_1_0_READINGS.get(f.rule)?.fatal : undefined) ?? RULES.get(f.rule)!.fatal));
   assert.equal(report.verdict, fatal ? 'failed' : 'completed', `${what}: the verdict is failed exactly when something fatal was found`);
   for (const r of report.runs) assert.ok(['success', 'interrupt', 'cancelled', 'error', 'truncated'].includes(r.outcome), `${what}: outcome ${r.outcome}`);
   assert.ok(report.runs.filter((r) => r.requested).length <= 1, `${what}: at most one requested run`);

@@ -11,16 +11,15 @@ import { describe, it } from 'node:test';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
-import { fromBase64, toBase64 } from '../../src/base64.ts';
+import { fromBase64 } from '../../src/base64.ts';
 import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
 import { exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
-import { eventDefinitions, JSON_POINTER, schemaFor, type JsonSchema } from '../../src/schema/protocol.ts';
+import { eventDefinitions } from '../../src/schema/protocol.ts';
 import { decoderFor, transportOf } from '../../src/wire/index.ts';
+import { instances, type At, type Leaves } from '../support/instances.ts';
 import { concat, reread, shapes } from './support.ts';
 
 const VERSION = '1.1';
-const doc = schemaFor(VERSION);
-const defs = doc.$defs!;
 
 /**
  * What redaction keeps, as the spec names it: ids, kinds, versions, names of tools, steps and
@@ -74,50 +73,17 @@ class Planter {
   }
 }
 
-function resolve(s: JsonSchema): { schema: JsonSchema; def?: string } {
-  if (!s.$ref) return { schema: s };
-  const def = s.$ref.slice('#/$defs/'.length);
-  return { schema: { ...defs[def]!, ...(s.default !== undefined ? { default: s.default } : {}) }, def };
-}
+const { of } = instances(VERSION);
 
-function propertiesOf(s: JsonSchema): Record<string, JsonSchema> {
-  const out: Record<string, JsonSchema> = {};
-  for (const part of s.allOf ?? []) Object.assign(out, propertiesOf(resolve(part).schema));
-  return Object.assign(out, s.properties);
-}
-
-/**
- * A valid instance of `s`. `variant` picks among a union's members, so instances 0, 1, 2 together
- * hold every member of every union of up to three; a list holds one item of each member. `future`
- * adds a member no version defines to every protocol object.
- */
-function generate(p: Planter, s0: JsonSchema, variant: number, future: boolean, at: { def: string; key: string }): unknown {
-  const { schema: s, def = at.def } = resolve(s0);
-  if (s.const !== undefined) return s.const;
-  if (s.enum) return s.enum[variant % s.enum.length];
-  if (s.oneOf) return generate(p, s.oneOf[variant % s.oneOf.length]!, variant, future, { def, key: at.key });
-  const kept = KEPT_EVERYWHERE.has(at.key) || (KEPT_IN[at.def]?.includes(at.key) ?? false);
-  switch (s.type) {
-    case 'string':
-      if (s.pattern === JSON_POINTER) return '/a';
-      if (kept) return p.keep(at.key);
-      return s.contentEncoding === 'base64' ? toBase64(new TextEncoder().encode(p.secret())) : p.secret();
-    case 'integer':
-      return at.key === 'timestamp' ? 1_700_000_000_000 : 3;
-    case 'boolean':
-      return true;
-    case 'array': {
-      const items = resolve(s.items!).schema;
-      const members = items.oneOf ? items.oneOf.map((_, i) => i) : [variant];
-      return members.map((m) => generate(p, s.items!, m, future, at));
-    }
-  }
-  const properties = propertiesOf(s);
-  if (Object.keys(properties).length === 0) return p.anyJson();
-  const out: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(properties)) out[key] = generate(p, prop, variant, future, { def, key });
-  if (future) out.addedByALaterVersion = p.secret();
-  return out;
+/** The planter's leaves: kept positions get harmless values, every other string a secret. */
+function leaves(p: Planter, future: boolean): Leaves {
+  const kept = (at: At) => KEPT_EVERYWHERE.has(at.key) || (KEPT_IN[at.def]?.includes(at.key) ?? false);
+  return {
+    string: (at) => (kept(at) ? p.keep(at.key) : p.secret()),
+    pointer: () => '/a',
+    anyJson: () => p.anyJson(),
+    future: () => (future ? ['addedByALaterVersion', p.secret()] : undefined),
+  };
 }
 
 const encoder = new EventEncoder();
@@ -129,9 +95,9 @@ function session(): { exchanges: CapturedExchange[]; planter: Planter } {
   for (let variant = 0; variant < 4; variant++) {
     // Variant 3 is a later version's traffic: members nobody defines, on every object. Protobuf cannot carry those.
     const future = variant === 3;
-    const input = generate(p, { $ref: '#/$defs/RunAgentInput' }, variant, future, { def: 'RunAgentInput', key: '' }) as Record<string, unknown>;
+    const input = of('RunAgentInput', leaves(p, future), variant);
     const events = [...definitions].map(([type, def]) => {
-      const e = generate(p, { $ref: `#/$defs/${def}` }, variant, future, { def, key: '' }) as Record<string, unknown>;
+      const e = of(def, leaves(p, future), variant);
       // RUN_STARTED echoes exactly the input sent, the case where the two encodings must agree.
       return type === 'RUN_STARTED' ? { ...e, input } : e;
     });

@@ -1,6 +1,6 @@
 /**
  * The LangGraph lab's chat model: a `BaseChatModel` subclass scripted turn by turn from the last
- * prompt message, streaming as a provider's chat-completions stream does — one id per message,
+ * prompt message, streaming as a provider's stream does — one id per message,
  * reasoning blocks, text deltas, tool-call chunks (name first, then argument fragments), a last
  * chunk with the usage and finish reason — so the graph, the LangGraph server and `@ag-ui/langgraph`
  * see what they would for a real model, with no network and no key.
@@ -57,12 +57,17 @@ function turn(messages: BaseMessage[]): Turn {
   }
 }
 
-/** The chunks a chat-completions provider streams for a turn's fragments. */
+/**
+ * The chunks a provider streams for a turn's fragments. A turn that reasons streams content blocks as
+ * Anthropic's does (a thinking block, then a text block, each chunk naming its block's index, so that
+ * they merge into one block each); any other turn streams text as plain string deltas, as OpenAI's does.
+ */
 function* chunksOf(fragments: Fragment[], id: string): Generator<AIMessageChunk> {
+  const blocks = fragments.some((f) => f.kind === 'reasoning');
   let index = 0;
   for (const f of fragments) {
-    if (f.kind === 'reasoning') yield new AIMessageChunk({ id, content: [{ type: 'reasoning', reasoning: f.text, index: 0 }] });
-    else if (f.kind === 'text') yield new AIMessageChunk({ id, content: f.text });
+    if (f.kind === 'reasoning') yield new AIMessageChunk({ id, content: [{ type: 'thinking', thinking: f.text, index: 0 }] });
+    else if (f.kind === 'text') yield new AIMessageChunk({ id, content: blocks ? [{ type: 'text', text: f.text, index: 1 }] : f.text });
     else {
       const args = JSON.stringify(f.args);
       const callId = `call_${randomUUID()}`;
