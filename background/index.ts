@@ -444,6 +444,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   'agui-inspector/origins': () => syncOrigins(),
   'agui-inspector/detail': (req) => worker.sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
   'agui-inspector/state-at': (req) => worker.sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
+  'agui-inspector/state-diff': (req) => worker.sessions.get(req.tabId)?.stateDiff(req.exchangeId, req.step) ?? null,
 };
 
 async function answer<R extends Request>(req: R): Promise<Reply<R>> {

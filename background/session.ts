@@ -11,8 +11,8 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import type { CapturedExchange, Chunk } from '../src/formats/index.ts';
+import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type StateDiff } from '../src/detail/index.ts';
+import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
@@ -365,10 +365,19 @@ export class Session {
   }
 
   stateAt(id: string, step: number): { state: unknown } | null {
+    return this.ofReading(id, (r) => r.stateAt(step));
+  }
+
+  stateDiff(id: string, step: number): StateDiff | null {
+    return this.ofReading(id, (r) => r.stateDiff(step));
+  }
+
+  /** A question about one exchange's reading; null for an exchange not held, or a reading that fails on it. */
+  private ofReading<T>(id: string, ask: (r: ExchangeReading) => T | null): T | null {
     const reading = this.byKey.get(id)?.reading;
     if (!reading) return null;
     try {
-      return reading.stateAt(step);
+      return ask(reading);
     } catch {
       return null;
     }

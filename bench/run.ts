@@ -9,6 +9,7 @@ import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
 import { scaling } from './scaling.ts';
+import { timingBench } from './timing.ts';
 import { WORKER_TITLE, workerBench } from './worker.ts';
 
 const BENCHMARKS: [string, Benchmark][] = [
@@ -16,6 +17,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['whole-process CLI', processBench],
   ['analyzer memory', memory],
   ['analyzer scaling', scaling],
+  ['timing', timingBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['worker responsiveness', async () => [measuresSection(WORKER_TITLE, await workerBench())]],

@@ -4,8 +4,9 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk, toCurl, toFixture, readExchanges } from '../src/formats/index.ts';
-import { exportSession, type RedactionGroup } from '../src/recording/index.ts';
+import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk } from '../src/exchange/index.ts';
+import { toCurl, readExchanges } from '../src/formats/index.ts';
+import { exportSession, toFixture, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
 import { packEvents } from './transfer.ts';
 
@@ -42,6 +43,7 @@ export type JobRequest =
   /** Asked of an import's worker once its file is read: one part of exchange `index`'s detail. */
   | { type: 'detail'; ask: number; index: number; part: DetailPart }
   | { type: 'state-at'; ask: number; index: number; step: number }
+  | { type: 'state-diff'; ask: number; index: number; step: number }
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
@@ -153,11 +155,11 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   return readings;
 }
 
-/** An answer to a view's question about an imported exchange, as the worker's `detail` and `state-at` answer for a tab. */
-export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' }>): unknown {
+/** An answer to a view's question about an imported exchange, as the worker's `detail`, `state-at` and `state-diff` answer for a tab. */
+export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' | 'state-diff' }>): unknown {
   const reading = readings[q.index];
   if (!reading) return null;
-  return q.type === 'detail' ? reading.part(q.part) : reading.stateAt(q.step);
+  return q.type === 'detail' ? reading.part(q.part) : q.type === 'state-at' ? reading.stateAt(q.step) : reading.stateDiff(q.step);
 }
 
 /** Analysed between checks for a batch to post, so a single large chunk still reports progress. */

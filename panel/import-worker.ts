@@ -30,7 +30,8 @@ scope.onmessage = (e) => {
       );
       return;
     case 'detail':
-    case 'state-at': {
+    case 'state-at':
+    case 'state-diff': {
       let value: unknown = null;
       try {
         value = answerOf(readings, job);

@@ -41,6 +41,7 @@ const idle: SessionSource = {
   },
   detail: () => Promise.resolve(null),
   stateAt: () => Promise.resolve(null),
+  stateDiff: () => Promise.resolve(null),
   close() {},
 };
 

@@ -4,12 +4,11 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { DetailPart, ExchangeDetail, ExchangeReport } from '../src/detail/index.ts';
-import type { Chunk } from '../src/formats/index.ts';
+import type { DetailPart, ExchangeDetail, ExchangeReport, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputIn } from '../src/formats/index.ts';
+import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {
@@ -67,6 +66,8 @@ export interface SessionSource {
   detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null>;
   /** The state after the exchange's state step `step`; null when there is none. */
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null>;
+  /** What the exchange's state step `step` changed against the step before; null when there is none. */
+  stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;
   close(): void;
 }
 

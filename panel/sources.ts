@@ -3,8 +3,8 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import type { DetailPart, ExchangeDetail } from '../src/detail/index.ts';
-import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/formats/index.ts';
+import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
+import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -180,6 +180,10 @@ export class LiveSource implements SessionSource {
     return request({ type: 'agui-inspector/state-at', tabId: this.tabId, exchangeId: x.id, step });
   }
 
+  stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
+    return request({ type: 'agui-inspector/state-diff', tabId: this.tabId, exchangeId: x.id, step });
+  }
+
   close(): void {
     this.closed = true;
     this.port?.disconnect();
@@ -292,6 +296,10 @@ export class FileSource implements SessionSource {
 
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null> {
     return this.job.ask({ type: 'state-at', index: this.order.indexOf(x), step }) as Promise<{ state: unknown } | null>;
+  }
+
+  stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
+    return this.job.ask({ type: 'state-diff', index: this.order.indexOf(x), step }) as Promise<StateDiff | null>;
   }
 
   close(): void {

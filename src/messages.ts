@@ -21,9 +21,9 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail } from './detail/index.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -50,7 +50,7 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 
@@ -272,6 +272,8 @@ export interface RequestMap {
   'agui-inspector/detail': { carries: { tabId: number; exchangeId: string; part: DetailPart }; answers: ExchangeDetail[DetailPart] | null };
   /** The state after the exchange's state step `step` (an index into its `states` part); null when there is none. */
   'agui-inspector/state-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { state: unknown } | null };
+  /** What the exchange's state step `step` changed against the step before; null when there is none. */
+  'agui-inspector/state-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: StateDiff | null };
 }
 
 export type RequestType = keyof RequestMap;
@@ -416,6 +418,7 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && (DETAIL_PARTS as readonly unknown[]).includes(x.part),
   },
   'agui-inspector/state-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
+  'agui-inspector/state-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
 };
 
 /** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */

@@ -21,6 +21,7 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'input' },
     { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'conversation' },
     { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
+    { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 3 },
   ];
   it('accepts every request the map names, as it was sent', () => {
     for (const r of valid) assert.deepEqual(checkRequest(r), r, JSON.stringify(r));
@@ -52,6 +53,7 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'toString' },
       { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'x'.repeat(65), part: 'input' },
       { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: -1 },
+      { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 1.5 },
       { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: '0' },
     ];
     for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));

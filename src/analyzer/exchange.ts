@@ -6,14 +6,14 @@ import { createDecoder, TRANSPORT_RULES } from '../wire/index.ts';
 import type { WireItem } from '../wire/index.ts';
 import type { Ev } from './event.ts';
 import { analyzeInput, type InputAnalysis } from './input.ts';
-import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls, type Era } from './era.ts';
+import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls } from './era.ts';
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
 import type { ConsumerModel } from './consumer.ts';
 import { Verifier } from './runs.ts';
 import type { ThreadTracker } from './thread.ts';
-import type { EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict, PendingInterrupt } from './types.ts';
+import type { Era, EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict, PendingInterrupt } from './types.ts';
 import { HTTP_RULES } from './http.ts';
 
 export interface ExchangeAnalyzerOptions extends ExchangeOptions {

@@ -27,7 +27,19 @@ export interface StateStep {
   event: number;
   readonly state: unknown;
   failed: boolean;
+  /** A delta's operations as the event carried them; null for a snapshot. */
+  readonly ops: readonly unknown[] | null;
+  /** For a failed delta, the operation that failed (its index in `ops`) and why. */
+  readonly error: { op: number; error: string } | null;
+  /** The step before it (the input's state before the first event's step), which its change is measured against. */
+  readonly previous: StateStep | null;
 }
+
+/**
+ * Replaying deltas keeps every this-many steps' state on the way, so reading the steps backwards (a
+ * scrubber) costs this many deltas a step, not every delta back to the last snapshot.
+ */
+const CHECKPOINT = 32;
 
 /**
  * A step whose state is worked out when first read, from the nearest earlier step already known, by
@@ -45,6 +57,9 @@ class Step implements StateStep {
     /** The delta that led here from `prev`; none when it failed, which leaves the state as it was. */
     private readonly delta: readonly unknown[] | null,
     private value?: unknown,
+    readonly ops: readonly unknown[] | null = null,
+    readonly error: { op: number; error: string } | null = null,
+    readonly previous: Step | null = prev,
   ) {
     this.known = prev === null;
   }
@@ -54,9 +69,18 @@ class Step implements StateStep {
     const pending: Step[] = [];
     let from: Step = this;
     for (; !from.known; from = from.prev!) pending.push(from);
-    const target = new PatchTarget(from.value);
+    let target = new PatchTarget(from.value);
     // Each delta applied here applied to this very state when the stream was read.
-    for (let i = pending.length - 1; i >= 0; i--) if (pending[i]!.delta) target.apply(pending[i]!.delta!);
+    for (let i = pending.length - 1; i >= 1; i--) {
+      const s = pending[i]!;
+      if (s.delta) target.apply(s.delta);
+      if (i % CHECKPOINT !== 0) continue;
+      // A fresh target copies what it writes, so the checkpoint's state stays as it is.
+      s.known = true;
+      s.value = target.doc;
+      target = new PatchTarget(target.doc);
+    }
+    if (this.delta) target.apply(this.delta);
     this.known = true;
     this.value = target.doc;
     return this.value;
@@ -99,7 +123,7 @@ export class StateTracker {
     if (type === 'STATE_SNAPSHOT') {
       this.unknown = false;
       this.target = new PatchTarget(ev.snapshot);
-      this.step(new Step(index, false, null, null, ev.snapshot));
+      this.step(new Step(index, false, null, null, ev.snapshot, null, null, this.last));
     } else if (type === 'STATE_DELTA' && Array.isArray(ev.delta) && this.unknown) {
       // Said once: every delta until a snapshot is equally unjudgeable.
       if (!this.saidUnknown) this.sink.report(STATE_RULES.baselineUnknown, "A STATE_DELTA arrived before any STATE_SNAPSHOT, and without the request its baseline (the input's state) is unknown: deltas until the first snapshot cannot be checked", { event: index, path: '/delta' });
@@ -107,7 +131,7 @@ export class StateTracker {
     } else if (type === 'STATE_DELTA' && Array.isArray(ev.delta)) {
       const result = this.target.apply(ev.delta);
       if (!result.ok) this.sink.report(STATE_RULES.patchFailed, `Failed to apply state patch: operation ${result.op} (${result.error}); the state is kept as it was`, { event: index, path: `/delta/${result.op}` });
-      if (this.last) this.step(new Step(index, !result.ok, this.last, result.ok ? ev.delta : null));
+      if (this.last) this.step(new Step(index, !result.ok, this.last, result.ok ? ev.delta : null, undefined, ev.delta, result.ok ? null : { op: result.op, error: result.error }));
     }
   }
 

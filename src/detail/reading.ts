@@ -11,8 +11,9 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
+import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
-import type { Arrival } from '../formats/index.ts';
+import type { Arrival } from '../exchange/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
@@ -193,6 +194,12 @@ export class ExchangeReading {
   stateAt(n: number): { state: unknown } | null {
     const step = this.steps[n];
     return step ? { state: step.step.state } : null;
+  }
+
+  /** What state step `n` changed against the step before it; null when there is no such step. */
+  stateDiff(n: number): StateDiff | null {
+    const step = this.steps[n];
+    return step ? stateDiff(n, step.step) : null;
   }
 
   private inputDetail(report: ExchangeReport): InputDetail {

@@ -9,7 +9,7 @@
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
  */
 import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
-import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../formats/index.ts';
+import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
 
@@ -114,8 +114,6 @@ export function spansOf(t: Timing, kind: SpanKind): Span[] {
   return (kind === 'run' ? t.runs : kind === 'step' ? t.steps : kind === 'message' ? t.messages : kind === 'tool' ? t.toolCalls : kind === 'reasoning' ? t.reasoning : t.subagents) ?? [];
 }
 
-const CONTENT = new Set(['TEXT_MESSAGE_CONTENT', 'TOOL_CALL_ARGS', 'REASONING_MESSAGE_CONTENT']);
-
 function declaredTools(input: JsonObject | null): Set<string> {
   const names = new Set<string>();
   const tools = input?.tools;
@@ -124,6 +122,31 @@ function declaredTools(input: JsonObject | null): Set<string> {
 }
 
 const str = (ev: JsonObject, key: string): string | undefined => (typeof ev[key] === 'string' ? (ev[key] as string) : undefined);
+
+/**
+ * The `k`th smallest of `xs[lo..hi]`, moving smaller values before it and larger after (Hoare's
+ * selection): percentiles of every gap in linear time, where sorting them would cost the most of all.
+ */
+function select(xs: Float64Array, lo: number, hi: number, k: number): number {
+  while (hi > lo) {
+    const pivot = xs[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (xs[i]! < pivot) i++;
+      while (xs[j]! > pivot) j--;
+      if (i <= j) {
+        const t = xs[i]!;
+        xs[i++] = xs[j]!;
+        xs[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return xs[k]!;
+}
 
 /** One burst of timestamped events: when the first and last of them were produced and arrived. */
 interface Burst {
@@ -254,9 +277,10 @@ export class TimingReading {
 
   private event(ev: Ev, index: number): void {
     const type = ev.type;
-    if (CONTENT.has(type)) {
+    // Most events are content deltas; a subagent's are inside a message or call whose start and end carry
+    // its attribution too, so they need no look for it.
+    if (type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT') {
       this.firstContent ??= this.now;
-      this.attributed(ev, index);
       return;
     }
     switch (type) {
@@ -392,9 +416,13 @@ export class TimingReading {
       gaps[i - 1] = gap;
       if (gap >= this.stallMs) stalls.push({ afterEvent: this.frames[i - 1]!, ms: gap });
     }
-    gaps.sort();
-    const rank = (p: number): number => gaps[Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1))]!;
-    return { gaps: { p50: rank(0.5), p95: rank(0.95), max: gaps[gaps.length - 1]! }, stalls };
+    const rank = (p: number): number => Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1));
+    const p95 = select(gaps, 0, gaps.length - 1, rank(0.95));
+    // select leaves every gap below the 95th percentile's rank before it: the median is among those.
+    const p50 = select(gaps, 0, rank(0.95), rank(0.5));
+    let max = p95;
+    for (let i = rank(0.95); i < gaps.length; i++) if (gaps[i]! > max) max = gaps[i]!;
+    return { gaps: { p50, p95, max }, stalls };
   }
 
   private buffering(): Buffering | null {

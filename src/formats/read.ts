@@ -1,7 +1,7 @@
 import { errorText, detectTransport, MEDIA_TYPES } from '../wire/index.ts';
 import type { Transport } from '../wire/index.ts';
 import { FormatError } from './error.ts';
-import type { CapturedExchange } from './exchange.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
 import { isObject } from '../json.ts';
 import { readHar } from './har.ts';
 

@@ -143,5 +143,6 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.deepEqual(s.detail('doc:2', 'conversation')?.map((m) => m.content), ['héllo']);
     assert.equal(s.detail('doc:9', 'input'), null, 'an exchange it does not hold');
     assert.equal(s.stateAt('doc:2', 0), null, 'no state step on this stream');
+    assert.equal(s.stateDiff('doc:2', 0), null, 'nor a diff of one');
   });
 });

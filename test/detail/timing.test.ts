@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ExchangeReading, SessionReader, type Timing } from '../../src/detail/index.ts';
-import type { Arrival, CapturedExchange } from '../../src/formats/index.ts';
+import type { Arrival, CapturedExchange } from '../../src/exchange/index.ts';
 import { readExchanges, writeHar } from '../../src/formats/index.ts';
 import { analyzeSession } from '../../src/detail/timing.ts';
 
@@ -178,4 +178,17 @@ test('timing grows with the events, not faster: twice the events, about twice th
   const small = Math.min(time(20_000), time(20_000));
   const large = Math.min(time(40_000), time(40_000));
   assert.ok(large < small * 3.5, `20,000 events took ${small.toFixed(0)} ms, 40,000 took ${large.toFixed(0)} ms`);
+});
+
+test('the gap percentiles are the nearest ranks of every gap, as sorting them would give', () => {
+  let seed = 11;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (const n of [2, 3, 10, 101, 1000]) {
+    let at = 0;
+    const schedule: [number, string][] = [[0, started]];
+    for (let i = 1; i < n; i++) schedule.push([(at += Math.floor(rand() * 50) * (rand() < 0.1 ? 20 : 1)), frame({ type: 'STATE_DELTA', delta: [] })]);
+    const gaps = schedule.slice(1).map(([t], i) => t - schedule[i]![0]).sort((a, b) => a - b);
+    const rank = (p: number) => gaps[Math.max(0, Math.ceil(p * gaps.length) - 1)]!;
+    assert.deepEqual(timed(schedule)!.gaps, { p50: rank(0.5), p95: rank(0.95), max: gaps.at(-1) }, `${n} events`);
+  }
 });

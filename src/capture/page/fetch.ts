@@ -5,7 +5,7 @@
  * immutable; `url`, `redirected` and `type` answer as the original's.
  */
 import { LIMITS, mediaType } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../formats/index.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import { NO_BODY, isAbort, type Body, type RequestInfo, type Sink, type SinkFactory } from './sink.ts';

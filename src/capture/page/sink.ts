@@ -3,7 +3,7 @@
  * seen) or opening (the request text still being read), and are discarded if it is not AG-UI.
  */
 import { LIMITS, type Api, type BodyNote, type Outcome, type PageMessage } from '../../messages.ts';
-import { SsePeek, withoutUserInfo } from '../../formats/index.ts';
+import { SsePeek, withoutUserInfo } from '../../exchange/index.ts';
 
 export interface RequestInfo {
   api: Api;

@@ -11,8 +11,8 @@
 import { analyzeExchanges } from '../analyzer/index.ts';
 import { isObject } from '../json.ts';
 import { createDecoder } from '../wire/index.ts';
-import { FormatError } from './error.ts';
-import { bodyOf, type CapturedExchange } from './exchange.ts';
+import { bodyOf, type CapturedExchange } from '../exchange/index.ts';
+import { FormatError } from '../formats/index.ts';
 
 export interface Fixture {
   name: string;
