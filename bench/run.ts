@@ -4,6 +4,7 @@
  */
 import { throughput } from './analyzer.ts';
 import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
+import { changeBench } from './change.ts';
 import { memory } from './memory.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
@@ -18,6 +19,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['analyzer memory', memory],
   ['analyzer scaling', scaling],
   ['timing', timingBench],
+  ['change', changeBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['worker responsiveness', async () => [measuresSection(WORKER_TITLE, await workerBench())]],
