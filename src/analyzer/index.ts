@@ -6,7 +6,7 @@ import { ThreadTracker } from './thread.ts';
 import type { ExchangeReport } from './types.ts';
 
 export { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
-export { ThreadTracker } from './thread.ts';
+export { ThreadTracker, uncoveredBy } from './thread.ts';
 export type { InputAnalysis, InputField } from './input.ts';
 export type { Ev } from './event.ts';
 export type { StateStep } from './state.ts';

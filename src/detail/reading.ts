@@ -6,7 +6,7 @@
  * Kept per frame only where a view needs it: stripped members, expansions that rewrote a frame, the
  * run boundaries' values. The conversation and the state steps are kept as they evolve.
  */
-import { ExchangeAnalyzer, ThreadTracker, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
+import { ExchangeAnalyzer, ThreadTracker, uncoveredBy, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
@@ -181,6 +181,7 @@ export class ExchangeReading {
       input: { present: input.present, value: input.value, declared: input.declared, version: input.version }, fields,
       stripped: this.stripped.filter((s) => s.at === 'input'),
       findings, verdict: report.input.verdict, era: report.era, pending: this.analyzer.pending,
+      uncovered: this.analyzer.pending && input.value ? uncoveredBy(this.analyzer.pending.map((p) => p.id), input.value.resume) : null,
     };
   }
 
@@ -215,5 +216,13 @@ export class SessionReader {
 
   read(o: Omit<ReadingOptions, 'thread' | 'threadTiming'>): ExchangeReading {
     return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming });
+  }
+
+  /**
+   * `body` judged as the session's next input, sent at `sentAt`, without becoming one: the Input view's
+   * detail of it, resume coverage included. Only reading the input records nothing on its thread.
+   */
+  check(body: string, sentAt: number): InputDetail {
+    return new ExchangeReading({ source: 'check', requestBody: body, contentType: '', sentAt, thread: this.thread }).part('input');
   }
 }

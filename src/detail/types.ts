@@ -57,6 +57,8 @@ export interface InputDetail {
   era: ExchangeReport['era'];
   /** What its resume list answers: the interrupts its thread's last run ended waiting on; null when that thread was not seen. */
   pending: PendingInterrupt[] | null;
+  /** The pending interrupts its resume list leaves unanswered (the coverage check's own reading); null when `pending` is. */
+  uncovered: string[] | null;
 }
 
 export interface RunRow {
