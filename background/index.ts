@@ -14,6 +14,7 @@ import {
   CAPTURE_PORT, DEFAULT_LIMITS, PANEL_PORT, checkPanelMessage, checkRelayMessage, checkRequest,
   type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
 } from '../src/messages.ts';
+import { resend, resendHeaders } from './acts.ts';
 import { syncOrigins } from './origins.ts';
 import { Session, type Applied } from './session.ts';
 import { Store, type Append, type MetaRecord } from './store.ts';
@@ -444,6 +445,9 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   'agui-inspector/origins': () => syncOrigins(),
   'agui-inspector/detail': (req) => worker.sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
   'agui-inspector/state-at': (req) => worker.sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
+  'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
+  'agui-inspector/resend-headers': (req) => resendHeaders(worker.sessions.get(req.tabId), req.exchangeId),
+  'agui-inspector/resend': (req) => resend(worker.sessions.get(req.tabId), req.exchangeId, req.body, req.reuse),
   'agui-inspector/state-diff': (req) => worker.sessions.get(req.tabId)?.stateDiff(req.exchangeId, req.step) ?? null,
 };
 

@@ -11,8 +11,8 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type StateDiff } from '../src/detail/index.ts';
-import type { CapturedExchange, Chunk } from '../src/formats/index.ts';
+import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type StateDiff } from '../src/detail/index.ts';
+import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
@@ -91,6 +91,11 @@ export class Session {
   next = 0;
   /** The tab's documents the page script did not reach (relay document id → its URL). */
   unreached: Record<string, string> = {};
+  /**
+   * Resends the panel asked for and the page has yet to open, by act ref: the exchange each resends, and
+   * who waits for the new one's id. A page's open naming any other ref is the page's own.
+   */
+  readonly acts = new Map<number, { of: string; opened: (id: string) => void }>();
 
   constructor(
     readonly tabId: number,
@@ -245,6 +250,10 @@ export class Session {
         },
         chunks: [], events: [], reading: null, fresh: [], changed: true,
       };
+      // The log keeps which exchange it resends, the one thing the worker alone knows of it.
+      const of = this.replaying ? msg.of : msg.by === undefined ? undefined : this.resent(msg.by, key);
+      delete msg.by;
+      if (of !== undefined) x.view.resentFrom = msg.of = of;
       this.exchanges.push(x);
       this.byKey.set(key, x);
       return true;
@@ -303,6 +312,25 @@ export class Session {
         if (!x.view.capped) this.analyse(x, () => x.reading?.end(msg.t - x.view.startedAt, byThePage(msg.outcome)));
         return true;
     }
+  }
+
+  /** The exchange an outstanding act resends, now that its resend (exchange `key`) opened; undefined for any other ref. */
+  private resent(ref: number, key: string): string | undefined {
+    const act = this.acts.get(ref);
+    if (!act) return undefined;
+    this.acts.delete(ref);
+    act.opened(key);
+    return act.of;
+  }
+
+  /** What the worker holds of an exchange, as captured. */
+  exchange(id: string): Readonly<ExchangeView> | undefined {
+    return this.byKey.get(id)?.view;
+  }
+
+  /** `body` judged as the next input of this session, as the Input view would judge it (nothing is recorded). */
+  checkInput(body: string): InputDetail {
+    return this.reader.check(body, Date.now());
   }
 
   private cap(x: Exchange): void {

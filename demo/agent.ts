@@ -9,7 +9,7 @@
  *   GET  /scenarios          the scenario list as JSON
  *   GET  /                   the demo page (dist/demo, built on start if missing)
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +27,8 @@ export interface DemoAgentOptions {
   delayMs?: number;
   /** Serve the demo page (building it if missing); default true. Tests of the stream alone turn it off. */
   page?: boolean;
+  /** Told of every agent request as it arrived (tests: what a resend really carried). */
+  onRequest?: (r: { path: string; headers: IncomingHttpHeaders; body: string }) => void;
 }
 
 export interface DemoAgent {
@@ -63,7 +65,7 @@ export async function startDemoAgent(opts: DemoAgentOptions = {}): Promise<DemoA
   const host = opts.host ?? '127.0.0.1';
 
   const server = createServer((req, res) => {
-    handle(req, res, { defaultDelay, servePage }).catch((err: unknown) => {
+    handle(req, res, { defaultDelay, servePage, onRequest: opts.onRequest }).catch((err: unknown) => {
       const status = err instanceof HttpError ? err.status : 500;
       const message = err instanceof Error ? err.message : String(err);
       if (res.headersSent) res.destroy();
@@ -97,7 +99,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  config: { defaultDelay: number; servePage: boolean },
+  config: { defaultDelay: number; servePage: boolean; onRequest: DemoAgentOptions['onRequest'] },
 ): Promise<void> {
   allowLocalOrigins(req, res);
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -109,7 +111,9 @@ async function handle(
     if (req.method !== 'POST') throw methodNotAllowed(res, 'POST');
     const scenario = findScenario(decodeURIComponent(url.pathname.slice('/agent/'.length)));
     if (!scenario) throw new HttpError(404, `unknown scenario; see GET /scenarios`);
-    const input = parseRunAgentInput(await readBody(req));
+    const body = await readBody(req);
+    config.onRequest?.({ path: url.pathname, headers: req.headers, body });
+    const input = parseRunAgentInput(body);
     await stream(req, res, scenario, input, delayFrom(url, config.defaultDelay));
     return;
   }

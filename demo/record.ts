@@ -4,7 +4,7 @@
  */
 import type { Interrupt, Message, RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
-import type { CapturedExchange, Chunk } from '../src/formats/exchange.ts';
+import type { CapturedExchange, Chunk } from '../src/exchange/exchange.ts';
 import { startDemoAgent } from './agent.ts';
 import { demoFrontendTool, resumeEntriesFor, scenarios, type ScenarioInfo } from './scenarios.ts';
 

@@ -194,12 +194,17 @@ const chat: Scenario = {
 const tools: Scenario = {
   name: 'tools',
   inspector: { verdict: 'completed', rules: [] },
-  description: 'A backend tool call answered in-stream, then a call of the frontend tool the input advertises, left pending.',
+  description: 'A backend tool call answered in-stream, then a call of the frontend tool the input advertises, left pending; an input ending with its tool result gets a short acknowledging run.',
   shows:
     'Two tool calls: the agent-executed one with its TOOL_CALL_RESULT, the frontend one unanswered and named in the success outcome\'s pendingToolCallIds; no findings.',
   transports: ['sse', 'protobuf'],
   encodable: true,
   events: (input) => {
+    // The app answered the card call (the next input's tool message): the run acknowledges it and ends.
+    const last = input.messages.at(-1);
+    if (last?.role === 'tool' && last.toolCallId.endsWith(':call-card')) {
+      return [runStarted(input), ...textMessage(idFor(input, 'shown'), 'Glad the card is on your page.'), runFinished(input)];
+    }
     const lookupId = idFor(input, 'call-lookup');
     const checking = idFor(input, 'checking');
     const events: Event[] = [

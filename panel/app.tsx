@@ -14,6 +14,7 @@ import { Empty, EraBadge, presentFindings } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
 import { InputView } from './views/input.tsx';
+import { ActOnExchange, type Sent } from './views/resend.tsx';
 import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
@@ -196,6 +197,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               data-era={x.report?.era ?? ''}
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
+              data-origin={x.resentFrom === undefined ? 'page' : 'inspector'}
             >
               <span>
                 <input type="checkbox" checked={ticked.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
@@ -204,7 +206,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               </span>
               <span class="muted">{i + 1}</span>
               <span class="endpoint" title={x.url}>
-                <span class="path">{x.method} {endpointOf(x.url)}</span>
+                <span class="path">{x.method} {endpointOf(x.url)}{x.resentFrom === undefined ? null : <span class="badge sent" title="Sent from the Inspector: a resend"> sent from the Inspector</span>}</span>
                 <span class="hint muted" data-testid="exchange-hint">{[hint.time, hint.ids, hint.words].filter(Boolean).join(' · ')}</span>
               </span>
               <span class="c-status">{x.status ?? '…'}</span>
@@ -242,6 +244,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
   const [filter, setFilter] = useState<TimelineFilter>(NO_FILTER);
   const [event, setEvent] = useState<number | null>(null);
   const [focusField, setFocusField] = useState<string | null>(null);
+  const [sent, setSent] = useState<Sent | null>(null);
   const tabs = useRef<HTMLDivElement>(null);
 
   // Until the user selects one, the newest exchange is shown, as it arrives.
@@ -325,6 +328,11 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
       <Toolbar source={source} state={state} actions={actions} ticked={ticked} />
       {state.stats ? <StorageWarning stats={state.stats} /> : null}
       {state.stats ? <UnreachedWarning stats={state.stats} /> : null}
+      {sent ? (
+        <p class="banner" role="status" data-testid="resend-sent" data-exchange={sent.exchangeId}>
+          Sent {sent.method} {sent.url} from the page; its answer is selected below. <button type="button" onClick={() => setSent(null)}>Dismiss</button>
+        </p>
+      ) : null}
       <ExchangeList state={state} selected={x?.id ?? null} onSelect={selectExchange} ticked={ticked} onTick={tick} actions={actions} />
       {dragging ? <div class="drop-hint" aria-hidden="true">Drop to import the recording</div> : null}
       {x ? (
@@ -342,7 +350,8 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
           </div>
           <Timing source={source} x={x} />
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
-            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding} />
+            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
+              onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />
           </div>
         </main>
       ) : null}
@@ -361,6 +370,7 @@ interface ViewProps {
   setEvent: (n: number) => void;
   goEvent: (n: number) => void;
   showFinding: (f: Finding) => void;
+  onSent: (s: Sent) => void;
 }
 
 /**
@@ -392,7 +402,7 @@ function View(p: ViewProps) {
   if (waits && needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {
     case 'input':
-      return <InputView inp={d.input!} focusField={p.focusField} />;
+      return <><ActOnExchange key={x.id} source={source} x={x} inp={d.input!} onSent={p.onSent} /><InputView inp={d.input!} focusField={p.focusField} /></>;
     case 'negotiation':
       return <NegotiationView report={report} inp={d.input!} runs={d.runs!} />;
     case 'stripped':

@@ -4,8 +4,9 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk, toCurl, toFixture, readExchanges } from '../src/formats/index.ts';
-import { exportSession, type RedactionGroup } from '../src/recording/index.ts';
+import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk } from '../src/exchange/index.ts';
+import { toCurl, readExchanges } from '../src/formats/index.ts';
+import { exportSession, toFixture, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
 import { packEvents } from './transfer.ts';
 

@@ -4,12 +4,11 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { DetailPart, ExchangeDetail, ExchangeReport, StateDiff } from '../src/detail/index.ts';
-import type { Chunk } from '../src/formats/index.ts';
+import type { DetailPart, ExchangeDetail, ExchangeReport, InputDetail, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputIn } from '../src/formats/index.ts';
+import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {
@@ -35,6 +34,18 @@ export interface PanelExchange {
   chunks: Chunk[] | null;
   /** Bumped on every change, so derived views know when to recompute. */
   rev: number;
+  /** Sent from the Inspector (a resend): the exchange it resends. Absent for what the page sent itself. */
+  resentFrom?: string;
+}
+
+/** Acting on the inspected tab's exchanges (edit and resend); only a live source has them, never a file. */
+export interface Acts {
+  /** `body` judged as the tab's next input, before anything is sent. */
+  check(body: string): Promise<InputDetail | null>;
+  /** The names of the request headers the page keeps for `x`, and whether its document is still there. */
+  headers(x: PanelExchange): Promise<{ live: boolean; names: string[] | null }>;
+  /** Has the page send `body` as `x` went (with its kept headers when `reuse`): the new exchange's id, or why not. */
+  send(x: PanelExchange, body: string, reuse: boolean): Promise<{ exchangeId: string } | { error: string }>;
 }
 
 export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'failed' | 'no-tab';
@@ -67,6 +78,7 @@ export interface SessionSource {
   detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null>;
   /** The state after the exchange's state step `step`; null when there is none. */
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null>;
+  readonly acts?: Acts;
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;
   close(): void;

@@ -4,7 +4,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
-import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/formats/index.ts';
+import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -12,7 +12,7 @@ import {
 import type { ExchangeMeta, ExchangeSet, ImportMessage } from './files.ts';
 import { unpackEvents } from './transfer.ts';
 import { startImport, type ImportJob } from './jobs.ts';
-import type { PanelExchange, SessionSource, SessionState } from './model.ts';
+import type { Acts, PanelExchange, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
@@ -65,6 +65,7 @@ function fromView(v: ExchangeView, into?: PanelExchange): PanelExchange {
   x.report = v.report;
   x.analysisError = v.analysisError;
   x.capped = v.capped;
+  if (v.resentFrom !== undefined) x.resentFrom = v.resentFrom;
   x.rev++;
   return x;
 }
@@ -179,6 +180,12 @@ export class LiveSource implements SessionSource {
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null> {
     return request({ type: 'agui-inspector/state-at', tabId: this.tabId, exchangeId: x.id, step });
   }
+
+  readonly acts: Acts = {
+    check: (body) => request({ type: 'agui-inspector/check-input', tabId: this.tabId, body }),
+    headers: (x) => request({ type: 'agui-inspector/resend-headers', tabId: this.tabId, exchangeId: x.id }),
+    send: (x, body, reuse) => request({ type: 'agui-inspector/resend', tabId: this.tabId, exchangeId: x.id, body, reuse }),
+  };
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
     return request({ type: 'agui-inspector/state-diff', tabId: this.tabId, exchangeId: x.id, step });

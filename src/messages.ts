@@ -21,9 +21,9 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type StateDiff } from './detail/index.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -50,7 +50,7 @@ export const LIMITS = {
   relayBuffer: 64 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './formats/index.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 
@@ -67,6 +67,13 @@ export interface OpenMessage {
   requestContentType: string | null;
   requestBody: string | null;
   requestBodyNote: BodyNote | null;
+  /**
+   * Sent by the page script for the Inspector (an act's `ref`, see `ActMessage`), not by the page's own code.
+   * The worker trusts it only for an act it has outstanding, and stores `of` in its place.
+   */
+  by?: number;
+  /** Worker-only, never accepted from a relay: the exchange this one resends, as the worker resolved `by`. */
+  of?: string;
 }
 export interface ResponseMessage {
   k: 'response';
@@ -141,6 +148,44 @@ export type WorkerToRelay =
   | { type: 'recording'; on: boolean }
   /** Everything up to `seq` is stored; the relay may forget it. */
   | { type: 'ack'; seq: number };
+
+/**
+ * Acting on an exchange (the panel's resend), the other way along the bridge: worker → relay by
+ * `tabs.sendMessage` (which reaches content scripts only from the extension itself), relay → page script
+ * over their private port, which page code cannot reach. Only the page script holds request headers; what
+ * comes back is a header's name at most, never its value.
+ */
+export type PageAct =
+  /** The names of the request headers the page script keeps for its exchange `id`; null when it keeps none. */
+  | { do: 'headers'; id: number }
+  /**
+   * Sends `body` with the page's original fetch: with the headers (and credentials mode) kept for exchange
+   * `id`, or, when `id` is null, with only `contentType` and `accept`. The page reads the answer to its end.
+   */
+  | { do: 'send'; id: number | null; url: string; method: string; contentType: string | null; accept: string | null; body: string };
+export type ActResult = { names: string[] | null } | { sent: true } | { error: string };
+/** `doc` is the relay document the act is for; null for the tab's top document, whichever it is now. */
+export interface ActMessage { type: 'agui-inspector/act'; doc: string | null; ref: number; act: PageAct }
+/** How the page script answers an act over the private port. */
+export interface ActedMessage { acted: number; result: ActResult }
+/** Header names the page script reports: bounded, so a page cannot flood the panel. */
+export const MAX_HEADER_NAMES = 64;
+
+/** The page script's answer to an act, copied out when it has exactly one of the shapes above; else null. */
+export function checkActed(x: unknown): ActedMessage | null {
+  if (!isRec(x) || !keys(x, ['acted', 'result']) || !int(x.acted) || !isRec(x.result)) return null;
+  const r = x.result;
+  if (keys(r, ['names'])) {
+    if (r.names === null) return { acted: x.acted, result: { names: null } };
+    const names = r.names;
+    return Array.isArray(names) && names.length <= MAX_HEADER_NAMES && names.every((n) => str(n, 256))
+      ? { acted: x.acted, result: { names: [...(names as string[])] } }
+      : null;
+  }
+  if (keys(r, ['sent']) && r.sent === true) return { acted: x.acted, result: { sent: true } };
+  if (keys(r, ['error']) && str(r.error, LIMITS.text)) return { acted: x.acted, result: { error: r.error } };
+  return null;
+}
 
 // ── 3. worker ⇄ extension pages ──────────────────────────────────────────────
 
@@ -217,6 +262,8 @@ export interface ExchangeView {
   capped: boolean;
   report: ExchangeReport | null;
   analysisError: string | null;
+  /** Sent from the Inspector (the panel's resend): the id of the exchange it resends. Absent for the page's own. */
+  resentFrom?: string;
 }
 
 export interface SessionView {
@@ -245,8 +292,8 @@ export type WorkerToPanel =
   | { type: 'events'; exchangeId: string; events: EventView[] }
   | { type: 'stats'; stats: SessionStats };
 
-/** What the relay tells the page script over their private channel: the tab's record/pause state. */
-export type RelayToPage = { recording: boolean };
+/** What the relay tells the page script over their private channel: the tab's record/pause state, or an act the panel asks for. */
+export type RelayToPage = { recording: boolean } | { ref: number; act: PageAct };
 
 /**
  * Every request an extension page sends the worker, with what it carries and what it answers: the one
@@ -272,6 +319,22 @@ export interface RequestMap {
   'agui-inspector/detail': { carries: { tabId: number; exchangeId: string; part: DetailPart }; answers: ExchangeDetail[DetailPart] | null };
   /** The state after the exchange's state step `step` (an index into its `states` part); null when there is none. */
   'agui-inspector/state-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { state: unknown } | null };
+  /**
+   * Judges `body` as the next input of the tab's session, before anything is sent: the Input view's reading
+   * of it (resume coverage against the threads as the tab left them). Null when the tab has no session.
+   */
+  'agui-inspector/check-input': { carries: { tabId: number; body: string }; answers: InputDetail | null };
+  /**
+   * What a resend of the exchange would carry: `names` the request headers its page still keeps (names only;
+   * null when it keeps none), `live` whether the document that made it is still there (else they are gone).
+   */
+  'agui-inspector/resend-headers': { carries: { tabId: number; exchangeId: string }; answers: { live: boolean; names: string[] | null } };
+  /**
+   * Has the page send `body` to the exchange's URL, with its method, from the page's own fetch: with the headers
+   * the page kept for it when `reuse`, else without them (from the tab's top document when the original's is gone).
+   * Answers the new exchange's id once the worker holds it, or why nothing was sent.
+   */
+  'agui-inspector/resend': { carries: { tabId: number; exchangeId: string; body: string; reuse: boolean }; answers: { exchangeId: string } | { error: string } };
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   'agui-inspector/state-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: StateDiff | null };
 }
@@ -327,16 +390,18 @@ function checkCaptureMessage(x: unknown): PageMessage | null {
   return m as PageMessage | null;
 }
 
+const OPEN_KEYS = ['k', 'id', 'api', 't', 'method', 'url', 'requestContentType', 'requestBody', 'requestBodyNote'];
+
 /** `bytes` returns the checked bytes of a chunk, or null to refuse the message. */
 function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec | null {
   if (!isRec(x)) return null;
   switch (x.k) {
     case 'open':
-      return keys(x, ['k', 'id', 'api', 't', 'method', 'url', 'requestContentType', 'requestBody', 'requestBodyNote']) &&
+      return (keys(x, OPEN_KEYS) || (keys(x, [...OPEN_KEYS, 'by']) && int(x.by))) &&
         int(x.id) && oneOf(x.api, APIS) && time(x.t) && str(x.method, 32) && str(x.url, LIMITS.url) &&
         strOrNull(x.requestContentType, LIMITS.text) && strOrNull(x.requestBody, LIMITS.requestBody) &&
         (x.requestBodyNote === null || oneOf(x.requestBodyNote, BODY_NOTES))
-        ? { k: 'open', id: x.id, api: x.api, t: x.t, method: x.method, url: x.url, requestContentType: x.requestContentType, requestBody: x.requestBody, requestBodyNote: x.requestBodyNote }
+        ? { k: 'open', id: x.id, api: x.api, t: x.t, method: x.method, url: x.url, requestContentType: x.requestContentType, requestBody: x.requestBody, requestBodyNote: x.requestBodyNote, ...(x.by === undefined ? {} : { by: x.by }) }
         : null;
     case 'response':
       return keys(x, ['k', 'id', 't', 'status', 'statusText', 'contentType', 'url', 'redirected', 'reconstructed']) &&
@@ -418,6 +483,12 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && (DETAIL_PARTS as readonly unknown[]).includes(x.part),
   },
   'agui-inspector/state-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
+  'agui-inspector/check-input': { members: ['type', 'tabId', 'body'], check: (x) => tab(x.tabId) && str(x.body, LIMITS.requestBody) },
+  'agui-inspector/resend-headers': { members: ['type', 'tabId', 'exchangeId'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) },
+  'agui-inspector/resend': {
+    members: ['type', 'tabId', 'exchangeId', 'body', 'reuse'],
+    check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && str(x.body, LIMITS.requestBody) && typeof x.reuse === 'boolean',
+  },
   'agui-inspector/state-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
 };
 

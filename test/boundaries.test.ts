@@ -29,7 +29,7 @@ const code = (text: string) =>
     .replace(/(['"`])(?:\\.|(?!\1)[^\\])*\1/g, '""');
 
 /** The core: what the worker, the panel and the CLI all run unchanged. */
-const CORE = ['src/wire', 'src/schema', 'src/analyzer', 'src/detail', 'src/rules', 'src/catalog', 'src/formats', 'src/recording', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
+const CORE = ['src/wire', 'src/schema', 'src/exchange', 'src/analyzer', 'src/detail', 'src/rules', 'src/catalog', 'src/formats', 'src/recording', 'src/library', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
 const coreFiles = CORE.flatMap((c) => (c.endsWith('.ts') ? [join(ROOT, c)] : files(join(ROOT, c))));
 
 describe('architecture boundaries', () => {
@@ -62,8 +62,10 @@ describe('architecture boundaries', () => {
       'src/capture': ['background', 'panel', 'src/analyzer', 'src/recording', 'src/cli'],
       'background': ['panel', 'src/cli'],
       'src/cli': ['background', 'panel', 'src/capture'],
-      'src/wire': ['src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
-      'src/schema': ['src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/wire': ['src/exchange', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/schema': ['src/exchange', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/exchange': ['src/analyzer', 'src/formats', 'src/recording', 'src/detail', 'src/cli'],
+      'src/formats': ['src/analyzer', 'src/recording', 'src/detail', 'src/cli'],
     };
     const bad: string[] = [];
     for (const [folder, banned] of Object.entries(downstream)) {
@@ -75,6 +77,60 @@ describe('architecture boundaries', () => {
       }
     }
     assert.deepEqual(bad, []);
+  });
+
+  it('the layers stack: each folder of src/ (and each file beside them), background and panel imports only layers below it', () => {
+    // Lowest first; a layer may use any layer before it and none after it, so no two folders import each
+    // other and nothing can close a circle. A new folder or top-level file must be given its place here.
+    const LAYERS: string[][] = [
+      ['src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts', 'src/scheduler.ts'],
+      ['src/rules'],
+      ['src/wire'],
+      ['src/schema'],
+      // The captured exchange, AG-UI detection and the report shape: below both the analyzer and the formats.
+      ['src/exchange'],
+      ['src/analyzer'],
+      // Readers and writers of files: they return exchanges and leave analysis to their callers.
+      ['src/formats'],
+      ['src/detail', 'src/catalog'],
+      ['src/recording'],
+      // What `import … from 'agui-inspector'` gives: the commands' logic, which the CLI only parses for and prints.
+      ['src/library'],
+      ['src/messages.ts'],
+      ['src/capture', 'src/cli'],
+      ['background'],
+      ['panel'],
+    ];
+    const layerOf = (p: string) => LAYERS.findIndex((l) => l.some((u) => p === u || p.startsWith(u + '/')));
+    const sources = ['src', 'background', 'panel'].flatMap((d) => files(join(ROOT, d))).map(rel);
+    assert.deepEqual(sources.filter((f) => layerOf(f) < 0), [], 'every source file belongs to a declared layer');
+    const bad: string[] = [];
+    for (const from of sources) {
+      for (const spec of imports(source(join(ROOT, from))).filter((s) => s.startsWith('.'))) {
+        const target = rel(join(ROOT, from, '..', spec));
+        if (target === 'package.json') continue;
+        const [a, b] = [layerOf(from), layerOf(target)];
+        const unit = (p: string) => LAYERS[layerOf(p)]!.find((u) => p === u || p.startsWith(u + '/'));
+        if (unit(from) !== unit(target) && !(b >= 0 && b < a)) bad.push(`${from} imports ${target}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  it('no module imports one that imports it back, however long the circle (within a folder too)', () => {
+    const sources = ['src', 'background', 'panel'].flatMap((d) => files(join(ROOT, d))).map(rel);
+    const edges = new Map(sources.map((f) => [f, imports(source(join(ROOT, f))).filter((s) => s.startsWith('.')).map((s) => rel(join(ROOT, f, '..', s)))]));
+    // Depth-first search; a module met again while still on the path closes a circle.
+    const done = new Set<string>();
+    const circles: string[] = [];
+    const visit = (f: string, path: string[]) => {
+      if (path.includes(f)) return void circles.push([...path.slice(path.indexOf(f)), f].join(' → '));
+      if (done.has(f)) return;
+      for (const t of edges.get(f) ?? []) visit(t, [...path, f]);
+      done.add(f);
+    };
+    for (const f of sources) visit(f, []);
+    assert.deepEqual(circles, []);
   });
 
   it('the panel only shows: it imports no analyzer or schema module, reading every analysis from the detail its source sends', () => {

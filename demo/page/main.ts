@@ -15,6 +15,8 @@ export interface DemoRunOptions {
   runId?: string;
   /** The agent's origin, when it is not the page's: a replay server (`agui-inspector replay`), say. */
   base?: string;
+  /** Request headers the app sends with every run (an `Authorization`, say), as HttpAgent's `headers`. */
+  headers?: Record<string, string>;
 }
 
 export interface DemoRunResult {
@@ -136,6 +138,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
     }
     agent = interruptedThread;
     agent.url = agentUrl(scenario, opts.delay, opts.base);
+    if (opts.headers) agent.headers = opts.headers;
     resume = resumeEntriesFor(agent.pendingInterrupts, opts.resume);
     // The official client refuses an incomplete resume before sending it, as a
     // consumer must. Forgetting the interrupts makes this page the defective
@@ -148,6 +151,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
       initialMessages,
       initialState: { preferences: { units: 'metric', currency: 'EUR' } },
       ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),
+      ...(opts.headers === undefined ? {} : { headers: opts.headers }),
     });
     if (scenario === 'interrupt') interruptedThread = agent;
   }

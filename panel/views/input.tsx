@@ -1,7 +1,7 @@
 /** Input: every RunAgentInput field in the spec's order, with what the spec obliges and how this input fares. */
 import type { Finding } from '../../src/rules/index.ts';
 import { isObject } from '../../src/json.ts';
-import type { FieldRow, InputDetail, PendingInterrupt } from '../../src/detail/index.ts';
+import type { FieldRow, InputDetail } from '../../src/detail/index.ts';
 import { Empty, EraBadge, FindingLine, Json, presentFindings, Severity, SpecLink } from '../ui.tsx';
 import { Content } from './content.tsx';
 
@@ -33,10 +33,10 @@ function Messages({ value }: { value: unknown }) {
   );
 }
 
-function Resume({ value, pending }: { value: unknown; pending: PendingInterrupt[] | null }) {
+function Resume({ value, inp }: { value: unknown; inp: InputDetail }) {
+  const { pending } = inp;
   const entries = Array.isArray(value) ? value : [];
-  const answered = new Set(entries.filter(isObject).map((e) => e.interruptId));
-  const uncovered = (pending ?? []).filter((p) => !answered.has(p.id));
+  const uncovered = (pending ?? []).filter((p) => inp.uncovered?.includes(p.id));
   return (
     <div class="resume">
       {pending === null ? <p class="muted">No earlier exchange on this thread was captured: the interrupts these entries answer are not known here.</p> : null}
@@ -68,11 +68,11 @@ function Resume({ value, pending }: { value: unknown; pending: PendingInterrupt[
   );
 }
 
-function Value({ f, pending }: { f: FieldRow; pending: PendingInterrupt[] | null }) {
+function Value({ f, inp }: { f: FieldRow; inp: InputDetail }) {
   if (!f.present) return null;
   switch (f.name) {
     case 'messages': return <Messages value={f.value} />;
-    case 'resume': return <Resume value={f.value} pending={pending} />;
+    case 'resume': return <Resume value={f.value} inp={inp} />;
     case 'forwardedProps':
     case 'state':
     case 'tools':
@@ -93,7 +93,7 @@ function obligations(findings: readonly Finding[]): string {
 }
 
 export function InputView({ inp, focusField }: { inp: InputDetail; focusField: string | null }) {
-  const { input, fields, pending } = inp;
+  const { input, fields } = inp;
   if (!input.present) return <Empty>The request body was not captured, so there is no input to judge.</Empty>;
   if (!input.value) {
     return (
@@ -135,7 +135,7 @@ export function InputView({ inp, focusField }: { inp: InputDetail; focusField: s
               <SpecLink spec={f.spec} />
             </div>
             {f.findings.length > 0 ? <ul class="findings-inline">{f.findings.map((x, i) => <FindingLine key={i} f={x} />)}</ul> : null}
-            <Value f={f} pending={f.name === 'resume' ? pending : null} />
+            <Value f={f} inp={inp} />
           </li>
         ))}
       </ol>

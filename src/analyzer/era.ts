@@ -18,8 +18,6 @@
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 
-export type Era = 'pre-1.0' | '1.x';
-
 interface Reading {
   /** `readiness`: only a 1.0 consumer is affected; `finding`: the app's bug today as well. */
   reading: 'readiness' | 'finding';

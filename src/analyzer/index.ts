@@ -1,19 +1,20 @@
 /** The analyzer's public surface: what the CLI, the background worker and the panel build on. */
-import { sentAtOf, type CapturedExchange, type Chunk } from '../formats/index.ts';
+import { sentAtOf, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
 import { ThreadTracker } from './thread.ts';
 import type { ExchangeReport } from './types.ts';
 
 export { ExchangeAnalyzer, type ExchangeAnalyzerOptions } from './exchange.ts';
-export { ThreadTracker } from './thread.ts';
+export { ThreadTracker, uncoveredBy } from './thread.ts';
 export type { InputAnalysis, InputField } from './input.ts';
 export type { Ev } from './event.ts';
 export type { StateStep } from './state.ts';
-export { PRE_1_0_READINGS, type Era } from './era.ts';
+export { PRE_1_0_READINGS } from './era.ts';
 export type * from './types.ts';
 /** Each family's rules, for the rule list and the tests. */
 export { CHUNK_RULES } from './chunks.ts';
+export { CONVERSATION_RULES, ConsumerModel, type HeldMessage, type Origin } from './consumer.ts';
 export { DISCIPLINE_RULES } from './discipline.ts';
 export { HTTP_RULES } from './http.ts';
 export { INPUT_RULES } from './input.ts';

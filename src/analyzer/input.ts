@@ -2,7 +2,7 @@ import { isObject, pointer, type JsonObject } from '../json.ts';
 import { defineRules, type Finding, type ProtocolVersion } from '../rules/index.ts';
 import { enforce, enforcementFindings } from '../schema/index.ts';
 import type { Enforcement } from '../schema/index.ts';
-import { envelopeOf, isBareRunAgentInput } from '../formats/index.ts';
+import { envelopeOf, isBareRunAgentInput } from '../exchange/index.ts';
 import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import { consumerVersionFor, KNOWN_VERSIONS, parseVersion, compareVersions } from './version.ts';

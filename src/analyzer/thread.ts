@@ -38,6 +38,12 @@ export const RESUME_RULES = defineRules({
   },
 });
 
+/** The interrupts of `pending` (ids) that a resume list answers with no entry: each must be answered or abandoned. */
+export function uncoveredBy(pending: Iterable<string>, resume: unknown): string[] {
+  const answered = new Set((Array.isArray(resume) ? resume.filter(isObject) : []).map((e) => e.interruptId).filter((id) => typeof id === 'string'));
+  return [...pending].filter((id) => !answered.has(id));
+}
+
 interface Pending {
   runId: string | null;
   /** Each interrupt as given, by id. */
@@ -62,7 +68,6 @@ export class ThreadTracker {
       if (known && resume.length) sink.report(RESUME_RULES.answersNothing, `resume carries ${resume.length} entr${resume.length === 1 ? 'y' : 'ies'}, but the thread's last run was not interrupted: they answer nothing`, { path: '/resume' });
       return;
     }
-    const answered = new Set<string>();
     resume.forEach((e, i) => {
       const id = typeof e.interruptId === 'string' ? e.interruptId : undefined;
       if (id === undefined) return;
@@ -70,14 +75,13 @@ export class ThreadTracker {
         sink.report(RESUME_RULES.unknownInterrupt, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which run ${JSON.stringify(pending.runId)} did not raise`, { path: pointer('resume', i, 'interruptId') });
         return;
       }
-      answered.add(id);
       const expiresAt = pending.interrupts.get(id)?.expiresAt;
       const expires = Date.parse(String(expiresAt));
       if (e.status !== 'cancelled' && !Number.isNaN(expires) && expires <= sentAt) {
         sink.report(RESUME_RULES.answeredExpired, `resume[${i}] answers interrupt ${JSON.stringify(id)}, which expired at ${String(expiresAt)}: an expired interrupt can only be abandoned`, { path: pointer('resume', i) });
       }
     });
-    const uncovered = [...pending.interrupts.keys()].filter((id) => !answered.has(id));
+    const uncovered = uncoveredBy(pending.interrupts.keys(), resume);
     if (uncovered.length) {
       sink.report(
         RESUME_RULES.uncovered,

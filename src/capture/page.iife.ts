@@ -18,7 +18,8 @@
  * not seen.
  *
  * The page can tamper with anything in this world after we ran; that only falsifies its own capture,
- * and the relay treats everything from here as untrusted.
+ * and the relay treats everything from here as untrusted. The request headers of recorded exchanges
+ * stay here (page/headers.ts), for the panel's resend (page/resend.ts), and never leave the page.
  */
 import { LIMITS, STAGING_BYTES } from '../messages.ts';
 import { batcher } from './page/batcher.ts';
@@ -27,8 +28,10 @@ import { relayChannel } from './page/channel.ts';
 import { disguise as makeDisguise } from './page/disguise.ts';
 import { wrapEventSource } from './page/eventsource.ts';
 import { wrapFetch } from './page/fetch.ts';
+import { headerStore } from './page/headers.ts';
+import { actor, type Actor } from './page/resend.ts';
 import { bufferPool } from './page/pool.ts';
-import { sinks } from './page/sink.ts';
+import { describe, sinks } from './page/sink.ts';
 import { urlResolver } from './page/url.ts';
 import { wrapXhr } from './page/xhr.ts';
 
@@ -43,7 +46,9 @@ import { wrapXhr } from './page/xhr.ts';
   // At most 8 returned staging buffers are kept: enough for the batches in flight at full speed.
   const pool = bufferPool(ArrayBuffer, STAGING_BYTES, 8);
   let recording = true;
-  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer }, pool, (on) => (recording = on));
+  // Acts can only come once the wrappers are in place, a task after this one at the earliest.
+  let act: Actor | null = null;
+  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer }, pool, (on) => (recording = on), () => act);
   const batch = batcher({ send: channel.send, schedule: channel.schedule, pool, stagingBytes: STAGING_BYTES, maxBatch: LIMITS.batch });
   const sink = sinks({ post: batch.post, stageCopy: batch.stageCopy, now, recording: () => recording });
 
@@ -55,7 +60,9 @@ import { wrapXhr } from './page/xhr.ts';
     Document, XMLSerializer,
   });
   const resolveUrl = urlResolver(URL, document);
-  wrapFetch(window, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise }, { disguise, sink, bodies, now, resolveUrl });
+  const kept = headerStore();
+  const inspectorFetch = wrapFetch(window, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise }, { disguise, sink, bodies, now, resolveUrl, kept });
+  act = actor({ Headers, Response, ReadableStream, ReadableStreamDefaultReader }, kept, inspectorFetch, describe);
   wrapXhr({ XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise }, { disguise, sink, bodies, now, resolveUrl });
   if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
 })();

@@ -20,12 +20,15 @@
  *   that failed to run), we tell the worker, which shows it: a capture must never be silently empty;
  * - read anything the extension holds: from the worker this script receives only acknowledgements,
  *   whether bytes may travel unencoded, and the tab's record/pause state; to the page script it passes
- *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out.
+ *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out;
+ * - make the Inspector send anything: an act (the panel's resend) reaches this script only by the
+ *   extension's `tabs.sendMessage`, never from the page, and goes to the page script over the private
+ *   port; the page script's answer is taken only for an act outstanding here, in exactly its shape.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
-  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkPageBatch,
-  type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
+  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkActed, checkPageBatch,
+  type ActMessage, type ActResult, type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
 import { scheduler } from '../scheduler.ts';
@@ -107,7 +110,37 @@ import { scheduler } from '../scheduler.ts';
     ship([]);
   }
 
+  // ── acts the panel asks for (the worker's tabs.sendMessage) ────────────────
+  /** Acts handed to the page script, by ref, each waiting for its answer. */
+  const acting = new Map<number, (r: ActResult) => void>();
+  /** Longer than any fetch takes to answer with its headers; the worker gives up before this. */
+  const ACT_MS = 30_000;
+
+  browser.runtime.onMessage.addListener((raw: unknown) => {
+    const m = raw as Partial<ActMessage> | null;
+    if (m?.type !== 'agui-inspector/act' || typeof m.ref !== 'number' || !m.act) return undefined;
+    // Every frame of the tab hears it; only the document it names answers (null: the top one).
+    if (m.doc === null ? window !== window.top : m.doc !== doc) return undefined;
+    if (!pagePort) return Promise.resolve<ActResult>({ error: 'the Inspector\'s page script did not reach this page' });
+    const ref = m.ref;
+    const told: RelayToPage = { ref, act: m.act };
+    return new Promise<ActResult>((resolve) => {
+      const timer = setTimeout(() => acting.delete(ref) && resolve({ error: 'the page did not answer' }), ACT_MS);
+      acting.set(ref, (r) => {
+        clearTimeout(timer);
+        acting.delete(ref);
+        resolve(r);
+      });
+      pagePort!.postMessage(told);
+    });
+  });
+
   function receive(raw: unknown): void {
+    if (!Array.isArray(raw)) {
+      const acted = checkActed(raw);
+      const answer = acted && acting.get(acted.acted);
+      if (answer) return answer(acted.result);
+    }
     const batch = checkPageBatch(raw);
     if (!batch) return drop(null, 'rejected');
     const buffers = new Set<ArrayBuffer>();

@@ -3,7 +3,7 @@ import { constants } from 'node:buffer';
 import { analyzeExchange } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { analyzeSession, type Timing } from '../detail/index.ts';
-import type { Chunk } from '../formats/index.ts';
+import type { Chunk } from '../exchange/index.ts';
 import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { MEDIA_TYPES } from '../wire/index.ts';

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIPv6, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { CapturedExchange } from '../formats/index.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
 import { FormatError, readExchanges } from '../formats/index.ts';
 import { LONGEST_WAIT_MS, pathOf, ReplayPlan, servedContentType, unmatchedBody } from '../recording/index.ts';
 import { reason } from './files.ts';

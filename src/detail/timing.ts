@@ -9,7 +9,7 @@
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
  */
 import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
-import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../formats/index.ts';
+import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
 

@@ -1,5 +1,5 @@
 /** An exchange's request as a `curl` command for a POSIX shell, to replay it against the agent. */
-import type { CapturedExchange } from './exchange.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
 import { FormatError } from './error.ts';
 import { MEDIA_TYPES, transportOf } from '../wire/index.ts';
 

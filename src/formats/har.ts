@@ -1,12 +1,12 @@
 import { SseDecoder, transportOf } from '../wire/index.ts';
 import { fromBase64, toBase64 } from '../base64.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
-import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
-import { APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, OUTCOMES, type AnalysisRecord, type Arrival, type CapturedExchange, type Chunk, type EntryTimings } from './exchange.ts';
+import {
+  APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, isAgUiEventValue, isRunAgentInputText, OUTCOMES, withoutUserInfo,
+  type AnalysisRecord, type Arrival, type CapturedExchange, type Chunk, type EntryTimings, type ExchangeReport, type RunReport,
+} from '../exchange/index.ts';
 import { FormatError } from './error.ts';
-import { isAgUiEventValue, isRunAgentInputText } from './detect.ts';
-import { withoutUserInfo } from './url.ts';
 
 /** Names the Inspector's own HAR and the version of its `_agui` members, in the log-level `_agui`. */
 export const HAR_FORMAT = { format: 'agui-inspector/har', version: 1 } as const;

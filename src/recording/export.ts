@@ -9,7 +9,8 @@
  */
 import { analyzeExchange, ThreadTracker } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
-import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange, writeHar } from '../formats/index.ts';
+import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../exchange/index.ts';
+import { writeHar } from '../formats/index.ts';
 import { TOOL } from '../meta.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';

@@ -1,5 +1,6 @@
 /** The public surface of src/recording/: what code outside the folder may import. */
 export { exportSession } from './export.ts';
+export { toFixture } from './fixture.ts';
 export { DEFAULT_REDACTION, REDACTION_GROUPS } from './groups.ts';
 export type { RedactionGroup } from './groups.ts';
 export { LONGEST_WAIT_MS, ReplayPlan, pathOf, servedContentType, unmatchedBody } from './replay.ts';

@@ -46,10 +46,10 @@
  * boolean, and re-encoded otherwise (recorded in `reencoded`).
  *
  * The URL never carries user-info (`user:pass@`): the capture drops it, and so do HAR import and
- * export (formats/url.ts).
+ * export (exchange/url.ts).
  */
 import { encode } from '@ag-ui/proto';
-import { bodyOf, type CapturedExchange, type Chunk } from '../formats/index.ts';
+import { bodyOf, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem, decodeEvent } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';

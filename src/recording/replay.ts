@@ -10,8 +10,8 @@
  * a bug report sees at once why the app's request is not the one that was recorded.
  */
 import type { JsonObject } from '../json.ts';
-import { FormatError, runAgentInputIn } from '../formats/index.ts';
-import type { CapturedExchange } from '../formats/index.ts';
+import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
+import { FormatError } from '../formats/index.ts';
 import { transportOf } from '../wire/index.ts';
 
 interface Entry {

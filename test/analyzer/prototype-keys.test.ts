@@ -20,7 +20,7 @@ import { Session } from '../../background/session.ts';
 import { toBase64 } from '../../src/base64.ts';
 import { analyzeExchanges, type ExchangeReport } from '../../src/analyzer/index.ts';
 import { run } from '../../src/cli/main.ts';
-import type { CapturedExchange } from '../../src/formats/exchange.ts';
+import type { CapturedExchange } from '../../src/exchange/exchange.ts';
 import { exportSession } from '../../src/recording/export.ts';
 import { eventDefinitions } from '../../src/schema/protocol.ts';
 import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';

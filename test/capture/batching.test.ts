@@ -126,7 +126,7 @@ describe('relayChannel', () => {
     const states: boolean[] = [];
     const channel = relayChannel(
       { window: { postMessage: (...args: unknown[]) => posted.push(args) }, MessageChannel: FakeChannel as unknown as typeof MessageChannel, MessagePort: FakePort as unknown as typeof MessagePort, ArrayBuffer },
-      pool, (on) => states.push(on),
+      pool, (on) => states.push(on), () => null,
     );
     const [relayEnd, tick] = FakeChannel.made as [FakeChannel, FakeChannel];
     assert.deepEqual(posted, [[{ [HANDSHAKE]: true }, '*', [relayEnd.port2]]]);

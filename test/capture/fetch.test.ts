@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { bodies } from '../../src/capture/page/body.ts';
 import { disguise } from '../../src/capture/page/disguise.ts';
 import { wrapFetch } from '../../src/capture/page/fetch.ts';
+import { headerStore } from '../../src/capture/page/headers.ts';
 import { urlResolver } from '../../src/capture/page/url.ts';
 import { AGUI_SSE, RUN_INPUT, chunkBytes, kinds, relay, sse, utf8, type Relay } from './fakes.ts';
 
@@ -28,7 +29,7 @@ function page(net: Network): { fetch: typeof fetch; r: Relay } {
   const kit = bodies({ Blob, ArrayBuffer, URLSearchParams, FormData, ReadableStream, ReadableStreamDefaultReader, Response, Headers, TextDecoder });
   wrapFetch(scope, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise }, {
     disguise: disguise(Error, class {}), sink: r.sink, bodies: kit, now: () => r.clock++,
-    resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1:8000/app/' }),
+    resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1:8000/app/' }), kept: headerStore(),
   });
   assert.notEqual(scope.fetch, native);
   return { fetch: scope.fetch, r };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ExchangeReading, SessionReader, type Timing } from '../../src/detail/index.ts';
-import type { Arrival, CapturedExchange } from '../../src/formats/index.ts';
+import type { Arrival, CapturedExchange } from '../../src/exchange/index.ts';
 import { readExchanges, writeHar } from '../../src/formats/index.ts';
 import { analyzeSession } from '../../src/detail/timing.ts';
 

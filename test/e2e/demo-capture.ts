@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import type { Page as PuppeteerPage } from 'puppeteer-core';
 import type { DemoRunResult } from '../../demo/page/main.ts';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { readHar } from '../../src/formats/har.ts';
 import { startDemoAgent } from '../../demo/agent.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';

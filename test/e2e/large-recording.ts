@@ -6,7 +6,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { demoInput, recordFromOwnAgent } from '../../demo/record.ts';
-import type { CapturedExchange, Chunk } from '../../src/formats/exchange.ts';
+import type { CapturedExchange, Chunk } from '../../src/exchange/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { importThroughPicker } from './recording-panel.ts';
 

@@ -18,7 +18,7 @@ import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { run as cli } from '../../src/cli/main.ts';
 import { shellQuote } from '../../src/formats/curl.ts';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { readExchanges } from '../../src/formats/read.ts';
 import { analysisShape, REDACTION_GROUPS } from '../../src/recording/export.ts';
 import { buildExtension, CHROMIUM, CHROMIUM_FLAGS, launchChromium, until, type ChromiumBrowser } from './browsers.ts';

@@ -12,7 +12,7 @@ import type { ElementHandle, Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { recordDemoSession } from '../../demo/record.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { readExchanges } from '../../src/formats/read.ts';
 import { buildExtension, gotoExtensionPage, launchFirefox, poll, type FirefoxBrowser } from './browsers.ts';

@@ -15,7 +15,7 @@ import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import type { DemoRunResult } from '../../demo/page/main.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import { startReplay, type ReplayServer } from '../../src/cli/replay.ts';
-import type { CapturedExchange } from '../../src/formats/exchange.ts';
+import type { CapturedExchange } from '../../src/exchange/exchange.ts';
 import { REDACTION_GROUPS, redactExchanges } from '../../src/recording/redact.ts';
 import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
 import { exported, settled } from './demo-capture.ts';

@@ -58,7 +58,7 @@ const LABS: Lab[] = [
   {
     lab: 'langgraph',
     sessions: [{ name: 'http-sse', query: '', reconnect: false }],
-    steps: ['hello', 'weather', 'remember', 'book', 'cancel', 'stop'],
+    steps: ['hello', 'weather', 'remember', 'recall', 'book', 'cancel', 'stop'],
     uuidThreads: true,
   },
 ];
@@ -154,11 +154,17 @@ function said(entries: HarEntry[], marks: [string, number][]): Said[] {
 /** What the expectation says the Inspector should say. */
 const meant = ({ findings, ...x }: ExpectedExchange): Said => ({ ...x, findings: findings.map(({ why: _w, ...f }) => f) });
 
-/** The expectation file from what the Inspector said: each remaining finding keeps its `why`. */
+/**
+ * The expectation file from what the Inspector said: each remaining finding keeps its `why` — that of
+ * the same finding on the same exchange, else that of the same rule elsewhere in the session (the
+ * session gained or lost a step, or the finding moved to another event).
+ */
 function rewritten(now: Said[], before: ExpectedExchange[] = []): ExpectedExchange[] {
+  const all = before.flatMap((x) => x.findings);
   return now.map((x, i) => {
     const old = before[i];
-    const why = (f: Said['findings'][number]) => old?.findings.find((o) => o.rule === f.rule && o.event === f.event && o.path === f.path && o.of === f.of)?.why ?? '';
+    const why = (f: Said['findings'][number]) =>
+      old?.findings.find((o) => o.rule === f.rule && o.event === f.event && o.path === f.path && o.of === f.of)?.why ?? all.find((o) => o.rule === f.rule && o.of === f.of)?.why ?? '';
     return { ...x, findings: x.findings.map((f) => ({ ...f, why: why(f) })) };
   });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Session } from '../../background/session.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { TOOL } from '../../src/meta.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';

@@ -12,7 +12,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { fromBase64 } from '../../src/base64.ts';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { exportSession, REDACTION_GROUPS, type SessionLogExtension } from '../../src/recording/export.ts';
 import { eventDefinitions } from '../../src/schema/protocol.ts';
 import { decoderFor, transportOf } from '../../src/wire/index.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
-import { bodyOf, type CapturedExchange } from '../../src/formats/exchange.ts';
+import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { exportSession, REDACTION_GROUPS, type RedactionGroup, type SessionLogExtension } from '../../src/recording/export.ts';
 import { Fillers } from '../../src/recording/fillers.ts';
 import { redactExchanges } from '../../src/recording/redact.ts';

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { MAX_CONNECTIONS, startReplay, type ReplayOptions, type ReplayServer } from '../../src/cli/replay.ts';
 import { FormatError } from '../../src/formats/error.ts';
-import type { CapturedExchange } from '../../src/formats/exchange.ts';
+import type { CapturedExchange } from '../../src/exchange/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { ReplayPlan } from '../../src/recording/replay.ts';
 import { ROOT } from '../support/paths.ts';

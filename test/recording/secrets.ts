@@ -6,7 +6,7 @@
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
-import type { CapturedExchange } from '../../src/formats/exchange.ts';
+import type { CapturedExchange } from '../../src/exchange/exchange.ts';
 import type { RedactionGroup } from '../../src/recording/redact.ts';
 import { chunked, concat } from './support.ts';
 

@@ -1,6 +1,6 @@
 /** Shared by the recording tests: capturing real traffic, and comparing what analyses say. */
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
-import type { CapturedExchange, Chunk } from '../../src/formats/exchange.ts';
+import type { CapturedExchange, Chunk } from '../../src/exchange/exchange.ts';
 import { readExchanges } from '../../src/formats/read.ts';
 import type { ProtocolVersion } from '../../src/rules/types.ts';
 import { analysisShape } from '../../src/recording/export.ts';

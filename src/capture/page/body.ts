@@ -5,7 +5,7 @@
  */
 import { concatBytes } from '../../bytes.ts';
 import { LIMITS } from '../../messages.ts';
-import { isRunAgentInputText } from '../../formats/index.ts';
+import { isRunAgentInputText } from '../../exchange/index.ts';
 import type { Body } from './sink.ts';
 import { NO_BODY } from './sink.ts';
 

@@ -2,9 +2,11 @@
  * The private channel to the relay: a MessagePort handed over in the document's first HANDSHAKE
  * window message, which the relay takes and hides from page listeners. It is posted once, and only
  * reaches a relay already listening: the relay is the content script that runs first (relay.iife.ts
- * says why). The relay answers on it with the tab's record/pause state and the emptied staging buffers.
+ * says why). The relay answers on it with the tab's record/pause state, the emptied staging buffers, and
+ * the acts the panel asks for (resend.ts), which only this port carries: a page's window message is no act.
  */
-import { HANDSHAKE, type PageMessage, type RelayToPage } from '../../messages.ts';
+import { HANDSHAKE, type ActedMessage, type PageMessage, type RelayToPage } from '../../messages.ts';
+import type { Actor } from './resend.ts';
 import type { BufferPool } from './pool.ts';
 
 export interface ChannelNatives {
@@ -21,7 +23,7 @@ export interface Channel {
   schedule(task: () => void): void;
 }
 
-export function relayChannel(n: ChannelNatives, pool: BufferPool, setRecording: (on: boolean) => void): Channel {
+export function relayChannel(n: ChannelNatives, pool: BufferPool, setRecording: (on: boolean) => void, act: () => Actor | null): Channel {
   const { apply } = Reflect;
   const portPost = n.MessagePort.prototype.postMessage;
   const NativeArrayBuffer = n.ArrayBuffer;
@@ -31,8 +33,14 @@ export function relayChannel(n: ChannelNatives, pool: BufferPool, setRecording: 
   port.onmessage = (ev: MessageEvent) => {
     const data: unknown = ev.data;
     if (data instanceof NativeArrayBuffer) pool.give(data);
-    else if (typeof data === 'object' && data !== null && typeof (data as Partial<RelayToPage>).recording === 'boolean') {
-      setRecording((data as RelayToPage).recording);
+    else if (typeof data !== 'object' || data === null) return;
+    else if ('recording' in data && typeof data.recording === 'boolean') setRecording(data.recording);
+    else if ('ref' in data && typeof data.ref === 'number') {
+      const { ref, act: what } = data as Extract<RelayToPage, { ref: number }>;
+      void act()?.(ref, what).then((result) => {
+        const answer: ActedMessage = { acted: ref, result };
+        apply(portPost, port, [answer]);
+      });
     }
   };
   // A message to ourselves is a task that, unlike a timer, is not throttled in background tabs.

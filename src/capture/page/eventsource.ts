@@ -2,7 +2,7 @@
  * The EventSource wrapper. Its bodies are rebuilt from the delivered events (flagged
  * `reconstructed`): the bytes on the wire are not observable.
  */
-import { SSE_MEDIA_TYPE } from '../../formats/index.ts';
+import { SSE_MEDIA_TYPE } from '../../exchange/index.ts';
 import type { Disguise } from './disguise.ts';
 import { NO_BODY, type Sink, type SinkFactory } from './sink.ts';
 

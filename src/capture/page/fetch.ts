@@ -5,9 +5,10 @@
  * immutable; `url`, `redirected` and `type` answer as the original's.
  */
 import { LIMITS, mediaType } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../formats/index.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
+import type { HeaderStore } from './headers.ts';
 import { NO_BODY, isAbort, type Body, type RequestInfo, type Sink, type SinkFactory } from './sink.ts';
 
 export interface FetchNatives {
@@ -25,6 +26,13 @@ export interface FetchDeps {
   bodies: Bodies;
   now(): number;
   resolveUrl(url: unknown): string;
+  /** Where the headers of recorded requests are kept, in the page only, for a resend. */
+  kept: HeaderStore;
+}
+
+/** What the page script sends for the Inspector goes through the wrapper, and so is captured like the page's own. */
+export interface InspectorFetch {
+  send(by: number, url: string, init: RequestInit): Promise<Response>;
 }
 
 /** What the native read from the page's fetch arguments (see readInit). */
@@ -34,12 +42,13 @@ interface FetchArgs {
   ours: Promise<string> | null;
   method: string | undefined;
   headers: Headers | null;
+  credentials: unknown;
   /** `duplex`, when read early to decide whether to tee a streamed body. */
   duplex?: { value: unknown };
 }
 
 /** Replaces `scope.fetch` with a wrapper, and patches `n.Response.prototype` for the responses it makes. */
-export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps: FetchDeps): void {
+export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps: FetchDeps): InspectorFetch {
   const { apply, construct } = Reflect;
   const { wrap, clean } = deps.disguise;
   const { now, bodies, resolveUrl } = deps;
@@ -62,6 +71,18 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
   const requestMethod = getter(n.Request.prototype, 'method');
   const requestHeaders = getter(n.Request.prototype, 'headers');
   const requestBodyUsed = getter(n.Request.prototype, 'bodyUsed');
+  const requestCredentials = getter(n.Request.prototype, 'credentials');
+  const headersForEach = n.Headers.prototype.forEach;
+  /** The act the next call is made for: set by `send` just before it calls the wrapper, read at once. */
+  let sending: number | null = null;
+
+  /** Kept in the page's memory (headers.ts) for the exchange `id`, once it is recorded. */
+  function keep(id: number, headers: Headers | null, credentials: unknown): void {
+    const list: [string, string][] = [];
+    if (headers) apply(headersForEach, headers, [(value: string, name: string) => void list.push([name, value])]);
+    const mode = credentials === 'omit' || credentials === 'include' ? credentials : 'same-origin';
+    deps.kept.keep(id, { headers: list, credentials: mode });
+  }
 
   const responseMeta = new WeakMap<Response, { url: string; redirected: boolean; type: ResponseType }>();
 
@@ -173,6 +194,7 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
         // The page's getters see `this` as the object it passed. (Reflect.get would show as a frame
         // of its own in the page's stacks.)
         const value: unknown = (init as Record<PropertyKey, unknown>)[key];
+        if (key === 'credentials') seen.credentials = value;
         if (key === 'method') return (seen.method = value === undefined ? value : `${value as string}`);
         if (key === 'headers' && value !== undefined) {
           try {
@@ -203,6 +225,8 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
   scope.fetch = wrap(scope.fetch, {
     apply(target, self, args: unknown[]) {
       const t = now();
+      const by = sending;
+      sending = null;
       const request = isRequest(args[0]) ? args[0] : null;
       if (!request && args.length > 0) {
         // Converted once, as the native would; the native gets the string.
@@ -212,7 +236,7 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
           return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
         }
       }
-      const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null };
+      const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null, credentials: undefined };
       const init = args[1];
       if ((typeof init === 'object' && init !== null) || typeof init === 'function') args[1] = readInit(init, request, seen);
       else if (request) seen.ours = copyBody(request);
@@ -229,8 +253,18 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
         api: 'fetch', t, method,
         url: request ? (apply(requestUrl, request, []) as string) : resolveUrl(args[0]),
         contentType: () => bodies.contentType(headers, seen.body),
+        opened: (id) => {
+          try {
+            keep(id, headers, seen.credentials ?? (request ? apply(requestCredentials, request, []) : undefined));
+          } catch {
+            // Headers the page made unreadable are not kept; a resend goes without them.
+          }
+        },
+        ...(by === null ? {} : { by }),
       };
-      const settle = (b: Body): Promise<Response> => {
+      const settle = (given: Body): Promise<Response> => {
+        // What the Inspector sends is recorded whatever the user made of the body.
+        const b = by === null ? given : { ...given, agui: true };
         const sink = deps.sink(req, b);
         if (b.agui) sink.start();
         return pending.then(
@@ -256,4 +290,16 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
       return body instanceof NativePromise ? body.then(settle) : settle(body);
     },
   });
+
+  const wrapped = scope.fetch;
+  return {
+    send(ref, url, init) {
+      sending = ref;
+      try {
+        return apply(wrapped, undefined, [url, init]) as Promise<Response>;
+      } finally {
+        sending = null;
+      }
+    },
+  };
 }

@@ -3,7 +3,7 @@
  * seen) or opening (the request text still being read), and are discarded if it is not AG-UI.
  */
 import { LIMITS, type Api, type BodyNote, type Outcome, type PageMessage } from '../../messages.ts';
-import { SsePeek, withoutUserInfo } from '../../formats/index.ts';
+import { SsePeek, withoutUserInfo } from '../../exchange/index.ts';
 
 export interface RequestInfo {
   api: Api;
@@ -11,6 +11,10 @@ export interface RequestInfo {
   method: string;
   url: string;
   contentType: () => string | null;
+  /** An act's ref when the Inspector sent it (resend.ts), for the open message to carry. */
+  by?: number;
+  /** Told the exchange's id once it is recorded. */
+  opened?: (id: number) => void;
 }
 
 /** What the request body says about the exchange. */
@@ -106,7 +110,9 @@ export function sinks({ post, stageCopy, now, recording }: SinkOptions): SinkFac
       post({
         k: 'open', id: this.id, api: this.req.api, t: this.req.t, method: this.req.method, url: withoutUserInfo(this.req.url),
         requestContentType: this.req.contentType()?.slice(0, LIMITS.text) ?? null, requestBody: text, requestBodyNote: note,
+        ...(this.req.by === undefined ? {} : { by: this.req.by }),
       });
+      this.req.opened?.(this.id);
       const queued = this.queue;
       this.queue = [];
       for (const m of queued) this.send(m);

@@ -3,7 +3,7 @@
  * arraybuffer and blob bodies once loaded.
  */
 import { LIMITS, mediaType } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../formats/index.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import type { Body, RequestInfo, Sink, SinkFactory } from './sink.ts';

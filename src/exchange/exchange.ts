@@ -1,4 +1,4 @@
-import type { ExchangeReport } from '../analyzer/index.ts';
+import type { ExchangeReport } from './report.ts';
 
 /** How the page made a request. */
 export const APIS = ['fetch', 'xhr', 'eventsource'] as const;

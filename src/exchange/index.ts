@@ -1,0 +1,10 @@
+/**
+ * The public surface of src/exchange/: the captured exchange every reader hands on, what counts as AG-UI
+ * traffic, and the report shape an analysis fills. It sits below the analyzer and the formats, which both
+ * build on it and on nothing of each other.
+ */
+export { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek, envelopeOf, isAgUiEventValue, isBareRunAgentInput, isRunAgentInputText, runAgentInputIn } from './detect.ts';
+export { APIS, BODY_NOTES, OUTCOMES, analysedToTheEnd, bodyOf, bytesOnlyAnalysis, sentAtOf } from './exchange.ts';
+export type { AnalysisRecord, Api, Arrival, BodyNote, CapturedExchange, Chunk, EntryTimings, Outcome } from './exchange.ts';
+export type { Era, ExchangeReport, NegotiationVerdict, RunOutcome, RunReport } from './report.ts';
+export { withoutUserInfo } from './url.ts';
