@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { writeHar, type CapturedExchange } from '../../src/formats/index.ts';
+import type { CapturedExchange } from '../../src/exchange/index.ts';
+import { writeHar } from '../../src/formats/index.ts';
 import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
 
 const T = 'thread-wf';
