@@ -58,7 +58,7 @@ const LABS: Lab[] = [
   {
     lab: 'langgraph',
     sessions: [{ name: 'http-sse', query: '', reconnect: false }],
-    steps: ['hello', 'weather', 'remember', 'recall', 'book', 'cancel', 'stop'],
+    steps: ['hello', 'weather', 'remember', 'book', 'cancel', 'stop'],
     uuidThreads: true,
   },
 ];

@@ -4,7 +4,7 @@ import { STORY_CHUNKS_BEFORE_STOP } from './turns.ts';
  * What every lab page exposes to the test as `window.lab`: the session's steps and the events the page's agent received.
  * Each lab types its events with its own @ag-ui/client, which differ between labs.
  */
-export type Step = 'connect' | 'hello' | 'weather' | 'remember' | 'recall' | 'book' | 'cancel' | 'stop';
+export type Step = 'connect' | 'hello' | 'weather' | 'remember' | 'book' | 'cancel' | 'stop';
 
 export interface LabPage {
   /** The steps this lab's session takes (labs.test.ts lists them per lab). */

@@ -4,8 +4,7 @@ export const TURNS = {
   weather: 'What is the weather in Paris?',
   remember: 'Remember that I like tea',
   story: 'Tell me a long story',
-  // The LangGraph lab's turn its graph answers in a subgraph, and those whose tool stops the run to ask the user (`interrupt()`).
-  recall: 'What do I like?',
+  // The LangGraph lab's turns whose tool stops the run to ask the user (`interrupt()`).
   book: 'Book a table for two',
   cancel: 'Cancel my booking',
 } as const;

@@ -4,8 +4,10 @@
  * - the page's own tools (AG-UI `tools`, which `@ag-ui/langgraph` puts in the state's `tools`): a call
  *   to one ends the run, and the page answers it,
  * - `remember`, a backend tool that updates the shared state through a `Command`,
- * - `book_table` and `cancel_booking`, backend tools that stop the run to ask the user (`interrupt()`),
- * - a `recall` subgraph (its own compiled graph, as a node) that answers "What do I like?".
+ * - `book_table` and `cancel_booking`, backend tools that stop the run to ask the user (`interrupt()`).
+ * No subgraph: with one, @ag-ui/langgraph reads the thread's state as the stream leaves it, racing the
+ * server's checkpoint write, so its mid-run MESSAGES_SNAPSHOT differs from run to run (once with the
+ * subgraph's answer doubled) and the lab could not compare two sessions.
  * The state schema is zod 4's (`zod4`, an npm alias of zod 4.6.7 beside the other labs' zod 3; zod 3's `zod/v4` has no Standard JSON Schema, and the server would see only `messages`): the server derives the graph's input and output keys from
  * it, and `@ag-ui/langgraph` keeps only those in its state snapshots.
  */
@@ -14,7 +16,6 @@ import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, END, interrupt, MessagesValue, START, StateGraph, StateSchema } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod4';
-import { TURNS } from '../turns.ts';
 import { ScriptedChatModel } from './model.ts';
 
 const State = new StateSchema({
@@ -61,21 +62,10 @@ function next(state: typeof State.State): 'backend' | typeof END {
   return calls.some((c) => backend.has(c.name)) ? 'backend' : END;
 }
 
-/** The subgraph: one model call that reads what `remember` stored, streamed from the subgraph's namespace. */
-const recall = new StateGraph(State).addNode('lookup', chat).addEdge(START, 'lookup').addEdge('lookup', END).compile();
-
-/** The recall question goes to the subgraph; every other turn to the chat loop. */
-function entry(state: typeof State.State): 'recall' | 'chat' {
-  const last = state.messages.at(-1);
-  return last?.getType() === 'human' && last.content === TURNS.recall ? 'recall' : 'chat';
-}
-
 export const graph = new StateGraph(State)
   .addNode('chat', chat)
   .addNode('backend', new ToolNode(backendTools))
-  .addNode('recall', recall)
-  .addConditionalEdges(START, entry, ['recall', 'chat'])
-  .addEdge('recall', END)
+  .addEdge(START, 'chat')
   .addConditionalEdges('chat', next, ['backend', END])
   .addEdge('backend', 'chat')
   .compile();

@@ -46,10 +46,6 @@ function turn(messages: BaseMessage[]): Turn {
       return { fragments: [{ kind: 'tool', name: 'showWeather', args: { city: 'Paris' } }], hang: false };
     case TURNS.remember:
       return { fragments: [{ kind: 'tool', name: 'remember', args: { like: 'tea' } }], hang: false };
-    case TURNS.recall: {
-      const likes = messages.filter((m) => m.getType() === 'tool' && m.name === 'remember').map((m) => String(m.content).replace('Remembered: ', ''));
-      return { fragments: say('You like ', likes.join(' and ') || 'nothing yet', '.'), hang: false };
-    }
     case TURNS.book:
       return { fragments: [...say('Let me ', 'check. '), { kind: 'tool', name: 'book_table', args: { guests: 2 } }], hang: false };
     case TURNS.cancel:

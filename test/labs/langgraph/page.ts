@@ -69,7 +69,6 @@ const lab: LabPage = {
     hello: () => say(TURNS.hello),
     weather: () => say(TURNS.weather),
     remember: () => say(TURNS.remember),
-    recall: () => say(TURNS.recall),
     book: () => say(TURNS.book),
     cancel: () => say(TURNS.cancel, '/api/langgraph-outcome'),
     stop: () => stopMidStory(events, () => say(TURNS.story).catch(() => undefined), () => agent.abortRun()),
