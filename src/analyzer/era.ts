@@ -66,6 +66,27 @@ export const PRE_1_0_READINGS: ReadonlyMap<string, Reading> = new Map(Object.ent
     reading: 'readiness',
     why: 'events/lifecycle#run_started: informational; a pre-1.0 producer may echo the input in its own, older shape',
   },
+  // The spec's errors below stay findings with their severity; the pre-1.0 client completes the run regardless.
+  'identity/run-id-mismatch': {
+    reading: 'finding',
+    fatal: false,
+    why: "basic/run-input#identity: a run's boundary events must agree on runId; @ag-ui/client 0.0.59's verifyEvents never compares them (@ag-ui/langgraph puts the LangGraph server's run id on RUN_FINISHED), so the pre-1.0 client completes the run",
+  },
+  'identity/thread-id-mismatch': {
+    reading: 'finding',
+    fatal: false,
+    why: "basic/run-input#identity: every run's boundary events carry the input's threadId; @ag-ui/client 0.0.59 never compares them with the input",
+  },
+  'identity/requested-run-id': {
+    reading: 'finding',
+    fatal: false,
+    why: "basic/run-input#identity: the stream's last run echoes the input's runId; @ag-ui/client 0.0.59 does not check",
+  },
+  'lifecycle/truncated': {
+    reading: 'finding',
+    fatal: false,
+    why: 'basic/transports#truncation: a run with no terminal event has no outcome; @ag-ui/client 0.0.59 checks nothing at the end of the body and completes the run',
+  },
 } satisfies Record<string, Reading>));
 
 /** How one finding reads in a pre-1.0 exchange judged by default. */
