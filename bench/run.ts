@@ -7,6 +7,7 @@ import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
 import { memory } from './memory.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
+import { reduceBench } from './reduce.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
 import { scaling } from './scaling.ts';
 import { timingBench } from './timing.ts';
@@ -17,6 +18,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['whole-process CLI', processBench],
   ['analyzer memory', memory],
   ['analyzer scaling', scaling],
+  ['reduce', reduceBench],
   ['timing', timingBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
