@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { constants } from 'node:buffer';
 import { analyzeExchange } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
@@ -159,7 +160,24 @@ function io<T>(f: () => T): T {
 /** Why the operating system would not let a file be read, in a few words. */
 export function reason(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
-  return err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : (err.message ?? String(e));
+  if (err.code === 'ENOENT') return err.path !== undefined && undecodableNameExists(err.path) ? UNDECODABLE : 'no such file';
+  return err.code === 'EISDIR' ? 'is a directory' : (err.message ?? String(e));
+}
+
+const UNDECODABLE = 'its name is not valid UTF-8: a file by that name exists, but Node reads command-line arguments as UTF-8 and cannot name it; rename it';
+
+/**
+ * Node decodes the arguments as UTF-8, so a name holding other bytes arrives with U+FFFD in their place
+ * and names no file. Whether it did is told by an entry of its folder that decodes to the same text.
+ */
+function undecodableNameExists(path: string): boolean {
+  if (!path.includes('\uFFFD')) return false;
+  try {
+    const name = basename(path);
+    return readdirSync(dirname(path), { encoding: 'buffer' }).some((entry) => entry.toString('utf8') === name && !Buffer.from(name).equals(entry));
+  } catch {
+    return false;
+  }
 }
 
 const megabytes = (n: number) => (n < 1e6 ? `${n} bytes` : `${Math.round(n / 1e6)} MB`);

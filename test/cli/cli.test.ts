@@ -155,6 +155,16 @@ describe('agui-inspector check (in-process)', () => {
     assert.equal(o.err, `agui-inspector: ${file('missing.sse')}: cannot read file: no such file\n`);
   });
 
+  it('a file whose name is not valid UTF-8 exists: the reason says what is wrong with the name, not "no such file"', () => {
+    // Node hands such a name to the program with U+FFFD for the bytes it cannot decode, as the shell's argument arrives.
+    writeFileSync(Buffer.concat([Buffer.from(dir + '/'), Buffer.from([0x72, 0xff, 0x2e, 0x73, 0x73, 0x65])]), 'data: {}\n\n');
+    const given = file('r\uFFFD.sse');
+    const o = cli('check', given);
+    assert.equal(o.code, 2);
+    assert.match(o.err, /cannot read file: its name is not valid UTF-8: a file by that name exists/);
+    assert.equal(cli('check', file('gone\uFFFD.sse')).err, `agui-inspector: ${file('gone\uFFFD.sse')}: cannot read file: no such file\n`, 'a name that is missing is still missing');
+  });
+
   it('exits 2 with a one-line reason for a file in no recognised format', () => {
     for (const name of ['notes.txt', 'object.json', 'empty.sse', 'a-directory']) {
       const o = cli('check', file(name), '--format', 'json');
