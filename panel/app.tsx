@@ -19,6 +19,7 @@ import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type TimelineFilter } from './views/timeline.tsx';
+import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 
 export const VIEWS = [
   { id: 'input', label: 'Input' },
@@ -28,6 +29,7 @@ export const VIEWS = [
   { id: 'timeline', label: 'Timeline' },
   { id: 'findings', label: 'Findings' },
   { id: 'state', label: 'State & messages' },
+  { id: 'waterfall', label: 'Waterfall' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
 
@@ -350,6 +352,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
             </div>
             <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
+          <Timing source={source} x={x} />
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
               onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />
@@ -397,6 +400,8 @@ function View(p: ViewProps) {
   const report = x.report;
   // The timeline lists the frames it holds at once; what the detail adds (strips, expansions) follows.
   const waits = view !== 'timeline';
+  // No timing is an answer of its own: the source recorded no times, which the Waterfall says.
+  if (view === 'waterfall' && report && answers[0] !== undefined) return <WaterfallView timing={d.timing ?? null} onEvent={p.goEvent} />;
   if (!report || (waits && answers.some((a) => a === null))) return <NotYet x={x} asked={false} />;
   if (waits && needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {
@@ -417,7 +422,14 @@ function View(p: ViewProps) {
       return <FindingsView report={report} onPick={p.showFinding} />;
     case 'state':
       return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
+    case 'waterfall':
+      return <NotYet x={x} asked />;
   }
+}
+
+/** The timing summary above the views, asked for whatever view is shown. */
+function Timing({ source, x }: { source: SessionSource; x: PanelExchange }) {
+  return <TimingSummary timing={useDetail(source, x, 'timing')} />;
 }
 
 /** The detail parts each view reads (the timeline asks for expansions too, while it shows them); three at most. */
@@ -429,6 +441,7 @@ const NEEDS: Record<ViewId, DetailPart[]> = {
   timeline: ['stripped'],
   findings: [],
   state: ['input', 'states', 'conversation'],
+  waterfall: ['timing'],
 };
 
 function byEvent(stripped: StrippedMember[]): Map<number, StrippedMember[]> {

@@ -54,6 +54,8 @@ export interface Stall {
   /** The frame after which nothing arrived for `ms`. */
   afterEvent: number;
   ms: number;
+  /** When that frame arrived: where the stall starts on the time axis. */
+  atMs: number;
 }
 
 /** What the producer's clock (events' `timestamp`) says against when the events arrived. */
@@ -414,7 +416,7 @@ export class TimingReading {
     for (let i = 1; i < n; i++) {
       const gap = times[i]! - times[i - 1]!;
       gaps[i - 1] = gap;
-      if (gap >= this.stallMs) stalls.push({ afterEvent: this.frames[i - 1]!, ms: gap });
+      if (gap >= this.stallMs) stalls.push({ afterEvent: this.frames[i - 1]!, ms: gap, atMs: times[i - 1]! });
     }
     const rank = (p: number): number => Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1));
     const p95 = select(gaps, 0, gaps.length - 1, rank(0.95));

@@ -435,12 +435,12 @@ describe('agui-inspector check: timing', () => {
     assert.equal(t.source, 'chunks');
     assert.deepEqual([t.ttfbMs, t.firstEventMs, t.firstContentMs, t.durationMs], [300, 300, 2200, 2250]);
     assert.deepEqual(t.gaps, { p50: 40, p95: 1500, max: 1500 }, 'nearest rank of 10, 40, 400, 1500');
-    assert.deepEqual(t.stalls, [{ afterEvent: 1, ms: 1500 }]);
+    assert.deepEqual(t.stalls, [{ afterEvent: 1, ms: 1500, atMs: 700 }]);
     assert.deepEqual(t.messages.map((m: { id: string; startMs: number; endMs: number }) => [m.id, m.startMs, m.endMs]), [['m1', 700, 2210]]);
     assert.deepEqual(t.runs.map((r: { id: string; startMs: number; endMs: number }) => [r.id, r.startMs, r.endMs]), [['r-cli', 300, 2250]]);
     assert.deepEqual(Object.keys(t).sort(), ['buffering', 'durationMs', 'firstContentMs', 'firstEventMs', 'gaps', 'messages', 'reasoning', 'runs', 'source', 'stallMs', 'stalls', 'steps', 'subagents', 'toolCalls', 'toolRoundTrips', 'ttfbMs', 'usage']);
     const lower = json(cli('check', file('timed.har'), '--format', 'json', '--stall-ms', '300')).exchanges[0]!.timing;
-    assert.deepEqual(lower.stalls, [{ afterEvent: 0, ms: 400 }, { afterEvent: 1, ms: 1500 }]);
+    assert.deepEqual(lower.stalls, [{ afterEvent: 0, ms: 400, atMs: 300 }, { afterEvent: 1, ms: 1500, atMs: 700 }]);
     assert.equal(lower.stallMs, 300);
   });
 

@@ -50,7 +50,7 @@ test('every member of the timing, from events whose arrival is known', () => {
   assert.equal(t.firstEventMs, 120);
   assert.equal(t.firstContentMs, 160, 'reasoning content is content');
   assert.equal(t.durationMs, 2580);
-  assert.deepEqual(t.stalls, [{ afterEvent: 8, ms: 1500 }]);
+  assert.deepEqual(t.stalls, [{ afterEvent: 8, ms: 1500, atMs: 400 }]);
   assert.equal(t.stallMs, 1000);
   assert.equal(t.gaps!.max, 1500);
   assert.equal(t.gaps!.p50, 10);
@@ -72,7 +72,7 @@ test('every member of the timing, from events whose arrival is known', () => {
 });
 
 test('the stall threshold is the reader’s to set', () => {
-  assert.deepEqual(timed(SCHEDULE, { stallMs: 500 })!.stalls, [{ afterEvent: 8, ms: 1500 }, { afterEvent: 12, ms: 600 }]);
+  assert.deepEqual(timed(SCHEDULE, { stallMs: 500 })!.stalls, [{ afterEvent: 8, ms: 1500, atMs: 400 }, { afterEvent: 12, ms: 600, atMs: 1920 }]);
   assert.deepEqual(timed(SCHEDULE, { stallMs: 2000 })!.stalls, []);
 });
 

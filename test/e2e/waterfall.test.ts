@@ -1,0 +1,79 @@
+/**
+ * The Waterfall and the timing summary in Chromium with the built extension, on a recording whose events
+ * arrived on a known schedule (first content at 400 ms, a 1.5 s stall, a 600 ms backend tool call): the
+ * panel's hooks give the schedule back, at 400 px docked and at full width.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { CapturedExchange } from '../../src/exchange/index.ts';
+import { writeHar } from '../../src/formats/index.ts';
+import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
+
+const T = 'thread-wf';
+const frame = (ev: object): string => `data: ${JSON.stringify(ev)}\n\n`;
+const SCHEDULE: [number, object][] = [
+  [120, { type: 'RUN_STARTED', threadId: T, runId: 'r1' }],
+  [400, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }],
+  [400, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Looking' }],
+  [1900, { type: 'TEXT_MESSAGE_END', messageId: 'm1' }],
+  [1910, { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'search' }],
+  [1920, { type: 'TOOL_CALL_END', toolCallId: 'c1' }],
+  [2520, { type: 'TOOL_CALL_RESULT', messageId: 'res1', toolCallId: 'c1', content: 'found' }],
+  [2600, { type: 'RUN_FINISHED', threadId: T, runId: 'r1' }],
+];
+
+function recording(): Uint8Array {
+  const enc = new TextEncoder();
+  const x: CapturedExchange = {
+    source: 'agent', url: 'http://127.0.0.1:9/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z',
+    requestContentType: 'application/json', requestBody: JSON.stringify({ threadId: T, runId: 'r1', protocolVersion: '1.0', messages: [] }),
+    responseContentType: 'text/event-stream', chunks: SCHEDULE.map(([time, ev]) => ({ time, bytes: enc.encode(frame(ev)) })), arrival: 'chunks',
+  };
+  return enc.encode(writeHar([x], { creator: { name: 'test', version: '0' } }));
+}
+
+let b: ChromiumBrowser;
+let page: Page;
+before(async () => {
+  b = await launchChromium({ extDir: await buildExtension('chrome') });
+  page = await b.newPage();
+  await page.goto(`${b.base}panel/index.html`);
+  await page.waitForFunction(() => window.__aguiPanel !== undefined);
+  await page.evaluate(async (bytes) => window.__aguiPanel!.openFile(new Uint8Array(bytes), 'timed.har', 'waterfall'), [...recording()]);
+});
+after(() => b?.close());
+
+async function hooks(p: Page) {
+  await p.waitForSelector('[data-testid=waterfall] [data-testid=span]');
+  return p.evaluate(() => ({
+    summary: { ...document.querySelector<HTMLElement>('[data-testid=timing-summary]')!.dataset },
+    spans: [...document.querySelectorAll<HTMLElement>('[data-testid=span]')].map((s) => [s.dataset.kind, s.dataset.id, Number(s.dataset.startMs), Number(s.dataset.endMs)]),
+    stalls: [...document.querySelectorAll<HTMLElement>('[data-testid=stall]')].map((s) => [Number(s.dataset.afterEvent), Number(s.dataset.ms)]),
+  }));
+}
+
+for (const width of [400, 1280]) {
+  test(`at ${width} px the Waterfall and the summary give back the schedule`, async () => {
+    await page.setViewportSize({ width, height: 700 });
+    await page.click('[data-testid=tab-waterfall]');
+    const h = await hooks(page);
+    assert.deepEqual([Number(h.summary.ttfbMs), Number(h.summary.firstContentMs), Number(h.summary.durationMs)], [120, 400, 2600]);
+    assert.deepEqual(h.spans.sort(), [['message', 'm1', 400, 1900], ['run', 'r1', 120, 2600], ['tool', 'c1', 1910, 2520]]);
+    assert.deepEqual(h.stalls, [[2, 1500]], 'nothing arrived for 1.5 s after the content at event 2');
+    const fits = await page.evaluate(() => {
+      const r = document.querySelector('[data-testid=waterfall]')!.getBoundingClientRect();
+      return r.right <= document.documentElement.clientWidth + 1;
+    });
+    assert.ok(fits, 'the waterfall fits the panel');
+    if (width === 1280) await page.screenshot({ path: new URL('../../docs/screenshots/waterfall-light.png', import.meta.url).pathname });
+  });
+}
+
+test('clicking a bar selects its first event in the Timeline', async () => {
+  await page.click('[data-testid=tab-waterfall]');
+  await page.click('[data-testid=span][data-kind=tool]');
+  await page.waitForSelector('[data-view=timeline]');
+  const selected = await page.evaluate(() => document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null);
+  assert.equal(selected, '4');
+});
