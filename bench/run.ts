@@ -8,6 +8,7 @@ import { changeBench } from './change.ts';
 import { memory } from './memory.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
+import { reduceBench } from './reduce.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
 import { scaling } from './scaling.ts';
 import { timingBench } from './timing.ts';
@@ -18,6 +19,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['whole-process CLI', processBench],
   ['analyzer memory', memory],
   ['analyzer scaling', scaling],
+  ['reduce', reduceBench],
   ['timing', timingBench],
   ['change', changeBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],

@@ -31,6 +31,10 @@ if (argv[0] === 'reduce') {
   void import('./diff.ts').then(({ diffCommand }) => {
     process.exitCode = diffCommand(argv.slice(1), io);
   });
+} else if (argv[0] === 'probe') {
+  void import('./probe.ts').then(async ({ probeCommand }) => {
+    process.exitCode = await probeCommand(argv.slice(1), io);
+  });
 } else if (argv[0] === 'replay') {
   void import('./replay.ts').then(async ({ replayCommand }) => {
     process.exitCode = await replayCommand(argv.slice(1), io);

@@ -10,8 +10,8 @@ import { answerAlone, parseCommand, USAGE } from './usage.ts';
 import { toContract, type FileResult } from '../library/index.ts';
 import { sarif } from './sarif.ts';
 
-const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;
-type Format = (typeof FORMATS)[number];
+export const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;
+export type Format = (typeof FORMATS)[number];
 
 class UsageError extends Error {}
 
@@ -82,9 +82,14 @@ function check(argv: string[], io: Io, say: (line: string) => void): number {
   });
   for (const r of results) if (r.error !== undefined) say(`${r.file}: ${r.error}`);
   const colour = io.colour && !parsed.values['no-color'];
-  io.out(format === 'json' ? safeJson(toContract(results)) : format === 'sarif' ? sarif(results) : format === 'junit' ? junit(results) : pretty(results, colour));
+  io.out(render(format, results, colour));
   if (results.some((r) => r.error !== undefined)) return 2;
   return results.some((r) => r.reports.some((x) => x.verdict === 'failed')) ? 1 : 0;
+}
+
+/** The report in one of `check`'s formats; `extra` joins the JSON's top level (probe's transport). */
+export function render(format: Format, results: FileResult[], colour: boolean, extra: Record<string, unknown> = {}): string {
+  return format === 'json' ? safeJson({ ...toContract(results), ...extra }) : format === 'sarif' ? sarif(results) : format === 'junit' ? junit(results) : pretty(results, colour);
 }
 
 const errorName = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));

@@ -26,11 +26,17 @@ export const DIFF_USAGE = `  agui-inspector diff <a> <b> [--format pretty|json] 
                                   findings; ids, chunking, keep-alives and timing set aside. Exit 0 the
                                   same, 1 different, 2 unreadable`;
 
+export const PROBE_USAGE = `  agui-inspector probe <url> --input <RunAgentInput.json> [--accept sse|protobuf] [--header 'Name: value']... [--har out.har] [--timeout S] [--format pretty|json|sarif|junit]
+                                  send the input to a live endpoint and report its answer as check does,
+                                  with what the transport did (content type, streamed or one lump,
+                                  keep-alives); --har writes the recording, to replay, reduce and diff`;
+
 export const USAGE = `Usage:
   agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1] [--stall-ms N]
   agui-inspector rules            list every rule with its category, severity and spec section
 ${REDUCE_USAGE}
 ${DIFF_USAGE}
+${PROBE_USAGE}
 ${REPLAY_USAGE}
 
 Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures
