@@ -442,6 +442,31 @@ const misbehaveTruncated: Scenario = {
   },
 };
 
+const misbehaveState: Scenario = {
+  name: 'misbehave-state',
+  inspector: { verdict: 'completed', rules: ['state/patch-failed'] },
+  description: 'A snapshot, deltas that apply, then a delta whose second operation removes a path that is not there, then one that applies.',
+  shows:
+    'State time travel: each step\'s diff against the one before; the failing delta with its remove marked failed (nothing at /cart/coupon), the replace before it undone and the state kept as it was.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [
+    runStarted(input),
+    { type: EventType.STATE_SNAPSHOT, snapshot: { cart: { items: ['apple'], total: 1 }, status: 'shopping' } },
+    { type: EventType.STATE_DELTA, delta: [{ op: 'add', path: '/cart/items/-', value: 'pear' }, { op: 'replace', path: '/cart/total', value: 2 }] },
+    {
+      type: EventType.STATE_DELTA,
+      delta: [
+        { op: 'replace', path: '/status', value: 'checkout' },
+        { op: 'remove', path: '/cart/coupon' },
+      ],
+    },
+    { type: EventType.STATE_DELTA, delta: [{ op: 'move', from: '/cart/items/0', path: '/cart/items/1' }, { op: 'add', path: '/paid', value: false }] },
+    ...textMessage(idFor(input, 'summary'), 'Your cart has a pear and an apple.'),
+    runFinished(input),
+  ],
+};
+
 const misbehaveMalformed: Scenario = {
   name: 'misbehave-malformed',
   inspector: { verdict: 'failed', rules: ['schema/malformed'] },
@@ -498,6 +523,7 @@ export const scenarios: readonly Scenario[] = [
   misbehaveTruncated,
   misbehaveMalformed,
   preVersion,
+  misbehaveState,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

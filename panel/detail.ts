@@ -5,7 +5,7 @@
  * fast stream costs one round trip at a time, not one per update.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { DetailPart, ExchangeDetail } from '../src/detail/index.ts';
+import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
 import type { PanelExchange, SessionSource } from './model.ts';
 
 interface Entry {
@@ -61,15 +61,27 @@ export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelE
   return e?.value as ExchangeDetail[K] | null | undefined;
 }
 
-/** The state after one state step, asked for when it is shown (states can be large; see StateRow). */
-export function useStateAt(source: SessionSource, x: PanelExchange, step: number, shown: boolean): { state: unknown } | null | undefined {
-  const [answer, setAnswer] = useState<{ for: string; value: { state: unknown } | null } | undefined>(undefined);
-  const key = `${x.id}:${step}`;
+/**
+ * An answer about one state step, asked for when it is shown: `key` names the question, so a view asking
+ * about another step or exchange never shows a stale answer.
+ */
+function useStepAnswer<T>(key: string, ask: () => Promise<T | null>, shown: boolean): T | null | undefined {
+  const [answer, setAnswer] = useState<{ for: string; value: T | null } | undefined>(undefined);
   useEffect(() => {
     if (!shown || answer?.for === key) return;
     let live = true;
-    source.stateAt(x, step).then((value) => live && setAnswer({ for: key, value }), () => live && setAnswer({ for: key, value: null }));
+    ask().then((value) => live && setAnswer({ for: key, value }), () => live && setAnswer({ for: key, value: null }));
     return () => void (live = false);
-  }, [source, key, shown]);
-  return answer?.value;
+  }, [key, shown]);
+  return answer?.for === key ? answer.value : undefined;
+}
+
+/** The state after one state step, asked for when it is shown (states can be large; see StateRow). */
+export function useStateAt(source: SessionSource, x: PanelExchange, step: number, shown: boolean): { state: unknown } | null | undefined {
+  return useStepAnswer(`${x.id}:${step}`, () => source.stateAt(x, step), shown);
+}
+
+/** What one state step changed, worked out by whoever analysed the exchange. */
+export function useStateDiff(source: SessionSource, x: PanelExchange, step: number): StateDiff | null | undefined {
+  return useStepAnswer(`${x.id}:${step}`, () => source.stateDiff(x, step), step >= 0);
 }

@@ -10,6 +10,7 @@ import { pre10ReadinessOnly, splitReadiness, withoutPre10Nulls } from './era.ts'
 import { consumerDeclaration } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import type { StateStep } from './state.ts';
+import type { ConsumerModel } from './consumer.ts';
 import { Verifier } from './runs.ts';
 import type { ThreadTracker } from './thread.ts';
 import type { Era, EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict, PendingInterrupt } from './types.ts';
@@ -68,6 +69,7 @@ export class ExchangeAnalyzer {
       consumerDeclared: consumerDeclaration(this.input.value),
       onState: o.onState,
       onEmit: o.onEmit,
+      pre10: () => this.o.as === undefined && this.input.declared === null && !this.verifier.someRunDeclared,
     });
     this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);
     if (this.rejected) {
@@ -135,6 +137,7 @@ export class ExchangeAnalyzer {
     this.o.onEnforced?.(index!, result, item.value, item.time);
     const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
     if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
+    else if (judged.verdict === 'fatal' && isObject(item.value) && (item.value.type === 'RUN_FINISHED' || item.value.type === 'RUN_ERROR')) this.verifier.rejectedTerminal(item.value.type, index!);
   }
 
   /** Whether the exchange can still turn out pre-1.0 (report's era) with this event: nothing declared a version so far. */
@@ -174,5 +177,10 @@ export class ExchangeAnalyzer {
 
   get state(): unknown {
     return this.verifier.currentState;
+  }
+
+  /** The conversation the consumer holds, as of now. */
+  get consumer(): ConsumerModel {
+    return this.verifier.consumer;
   }
 }

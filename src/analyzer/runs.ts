@@ -1,6 +1,7 @@
 import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
 import { defineRules, type ProtocolVersion } from '../rules/index.ts';
 import { ChunkExpander } from './chunks.ts';
+import { ConsumerModel } from './consumer.ts';
 import { RunDiscipline } from './discipline.ts';
 import { str, type Ev } from './event.ts';
 import { judgeProducer } from './negotiation.ts';
@@ -163,6 +164,8 @@ export interface VerifierOptions {
    * from; `own` when it is that frame's event itself, not one expansion made or synthesised.
    */
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
+  /** Whether the exchange still reads as pre-1.0: the conversation is then kept as the 0.0.59 client keeps it. */
+  pre10?: () => boolean;
 }
 
 /**
@@ -177,9 +180,13 @@ export class Verifier {
   /** Each interrupted run's interrupts as given, by id, for the next input's resume check. */
   readonly interrupts = new Map<RunReport, Map<string, JsonObject>>();
   private current: Run | null = null;
+  /** A terminal event of the current run that enforcement rejected: the truncation it leaves is told as what happened. */
+  private rejected: { type: string; index: number } | null = null;
   private seenAny = false;
   private readonly expander: ChunkExpander;
   private readonly state: StateTracker;
+  /** The conversation the consumer holds as the events apply (consumer.ts). */
+  readonly consumer: ConsumerModel;
   /** Where events go when no run is open, so discipline keeps being checked after a lifecycle violation. */
   private orphan: RunDiscipline;
 
@@ -189,6 +196,12 @@ export class Verifier {
     const start = o.input && o.input.state !== undefined ? o.input.state : {};
     this.state = new StateTracker(o.sink, start, o.onState);
     this.state.unknown = o.input === null;
+    this.consumer = new ConsumerModel({ sink: o.sink, history: o.input?.messages, legacy: o.pre10 });
+  }
+
+  /** A RUN_FINISHED or RUN_ERROR arrived but was rejected (malformed): the run it meant to end stays active. */
+  rejectedTerminal(type: string, index: number): void {
+    if (this.current?.status === 'active') this.rejected ??= { type, index };
   }
 
   handle(ev: Ev, index: number): void {
@@ -203,6 +216,7 @@ export class Verifier {
   private readonly emit = (e: Ev): void => {
     this.o.onEmit?.(e, this.at, e === this.handed);
     this.one(e, this.at);
+    this.consumer.apply(e, this.at);
   };
 
   /**
@@ -214,8 +228,12 @@ export class Verifier {
     const run = this.current;
     const truncated = run && run.status === 'active' ? run : null;
     if (truncated) truncated.report.outcome = 'truncated';
+    this.consumer.end();
     if (abandoned && (truncated || !this.seenAny)) {
       this.o.sink.report(LIFECYCLE_RULES.abandoned, `The page abandoned the stream ${truncated ? `while run ${JSON.stringify(truncated.report.runId)} was active` : 'before any event arrived'} (it aborted the request or stopped reading): the run has no outcome, by the consumer's own doing`, { event: null });
+    } else if (truncated && this.rejected) {
+      const { type, index } = this.rejected;
+      this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(truncated.report.runId)} was active: the ${type} at event ${index} was malformed and rejected, and no well-formed RUN_FINISHED or RUN_ERROR followed, so the run has no outcome`, { event: null });
     } else if (truncated) {
       this.o.sink.report(LIFECYCLE_RULES.truncated, `The stream ended while run ${JSON.stringify(truncated.report.runId)} was active: no RUN_FINISHED or RUN_ERROR arrived, so the run has no outcome`, { event: null });
     } else if (!this.seenAny) {
@@ -266,6 +284,7 @@ export class Verifier {
     };
     this.runs.push(report);
     this.current = { report, status: 'active', discipline: new RunDiscipline(sink), asked: null };
+    this.rejected = null;
     this.orphan = new RunDiscipline(sink);
     // A replayed run (basic/transports#the-binding-contract) is history: its declaration and its input echo
     // are that run's own, from its own request, so only the requested run's are judged against this input.

@@ -23,7 +23,15 @@ function alone(): number | null {
 }
 
 // replay serves until stopped; every other command runs to an exit status. Each loads only its own modules.
-if (argv[0] === 'replay') {
+if (argv[0] === 'reduce') {
+  void import('./reduce.ts').then(({ reduceCommand }) => {
+    process.exitCode = reduceCommand(argv.slice(1), io);
+  });
+} else if (argv[0] === 'diff') {
+  void import('./diff.ts').then(({ diffCommand }) => {
+    process.exitCode = diffCommand(argv.slice(1), io);
+  });
+} else if (argv[0] === 'replay') {
   void import('./replay.ts').then(async ({ replayCommand }) => {
     process.exitCode = await replayCommand(argv.slice(1), io);
   });

@@ -1,6 +1,6 @@
 import type { Finding } from '../rules/index.ts';
 import { printable } from './printable.ts';
-import type { FileResult } from './report.ts';
+import type { FileResult } from '../library/index.ts';
 
 /**
  * An XML attribute or text value. `printable` leaves only characters XML 1.0 allows (§2.2, production [2]

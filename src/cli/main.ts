@@ -7,7 +7,7 @@ import { junit } from './junit.ts';
 import { pretty } from './pretty.ts';
 import { printable, safeJson } from './printable.ts';
 import { answerAlone, parseCommand, USAGE } from './usage.ts';
-import { toContract, type FileResult } from './report.ts';
+import { toContract, type FileResult } from '../library/index.ts';
 import { sarif } from './sarif.ts';
 
 const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;

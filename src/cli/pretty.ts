@@ -2,7 +2,7 @@ import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Timing } from '../detail/index.ts';
 import { printable as p } from './printable.ts';
-import type { FileResult } from './report.ts';
+import type { FileResult } from '../library/index.ts';
 
 type Paint = (code: number, s: string) => string;
 

@@ -4,7 +4,7 @@ import { ALL_RULES } from '../catalog/index.ts';
 import type { Finding } from '../rules/index.ts';
 import { TOOL } from '../meta.ts';
 import { safeJson } from './printable.ts';
-import type { FileResult } from './report.ts';
+import type { FileResult } from '../library/index.ts';
 
 const SPEC_BASE = 'https://docs.ag-ui.com';
 const LEVEL: Record<Finding['severity'], string> = { error: 'error', warning: 'warning', info: 'note' };

@@ -15,9 +15,22 @@ export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] 
                                   name or the --host; AG-UI media types are served as recorded, any
                                   other as application/octet-stream`;
 
+export const REDUCE_USAGE = `  agui-inspector reduce <file> [--exchange N] [--rule ID] [--out DIR] [--budget N] [--name NAME] [--input <RunAgentInput.json>]
+                                  shrink one exchange (the first that raises the rule, or an error) to the
+                                  smallest fixture that still raises it: writes DIR/NAME.fixture.json and
+                                  DIR/NAME.test.mjs (node:test, through the library's check)`;
+
+export const DIFF_USAGE = `  agui-inspector diff <a> <b> [--format pretty|json] [--strict-ids]
+                                  compare two recordings (file#N: one exchange) as a consumer holds them:
+                                  conversation, tool calls, state after each run, outcomes, interrupts,
+                                  findings; ids, chunking, keep-alives and timing set aside. Exit 0 the
+                                  same, 1 different, 2 unreadable`;
+
 export const USAGE = `Usage:
   agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1] [--stall-ms N]
   agui-inspector rules            list every rule with its category, severity and spec section
+${REDUCE_USAGE}
+${DIFF_USAGE}
 ${REPLAY_USAGE}
 
 Reads raw SSE or protobuf response bodies, JSONL, JSON event arrays, conformance fixtures

@@ -1,9 +1,9 @@
 /**
- * The conversation as the application would hold it after the stream: the history it sent, then every
- * event a consumer keeps (after enforcement and chunk expansion) applied in order.
+ * The conversation as the views show it: what the consumer model (analyzer/consumer.ts) holds, as plain
+ * data, and what one step changed in it. The model is the one truth; nothing here applies an event.
  */
-import { isObject, type JsonObject } from '../json.ts';
-import { PatchTarget } from '../analyzer/index.ts';
+import type { ConsumerModel, HeldMessage, Origin } from '../analyzer/index.ts';
+import { isObject, jsonEqual } from '../json.ts';
 
 export interface ToolCallView {
   id: string;
@@ -19,13 +19,28 @@ export interface ConvMessage {
   toolCalls: ToolCallView[];
   toolCallId?: string;
   activityType?: string;
-  /** Index of the event that last changed it; null for history the app sent. */
+  /** Index of the event that last changed it; null for history the app sent, as sent. */
   event: number | null;
+  /** How the consumer came to hold it: the app's input, this stream's own events, a snapshot, a RUN_STARTED echo. */
+  origin: Origin['how'];
+}
+
+/** One event that changed the conversation; the conversation after it is asked for on its own (`conversationAt`). */
+export interface ConversationStep {
+  event: number;
+  type: string;
+}
+
+/** What one step changed, message by message (`reordered`: a message held before and after whose place among the others moved). */
+export interface ConvChange {
+  change: 'added' | 'replaced' | 'dropped' | 'reordered';
+  id: string;
+  role: string;
 }
 
 const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function fromMessage(m: JsonObject, event: number | null): ConvMessage {
+function viewOfMessage(model: ConsumerModel, m: HeldMessage): ConvMessage {
   return {
     id: s(m.id) ?? '',
     role: s(m.role) ?? '?',
@@ -36,97 +51,66 @@ function fromMessage(m: JsonObject, event: number | null): ConvMessage {
     }),
     ...(typeof m.toolCallId === 'string' ? { toolCallId: m.toolCallId } : {}),
     ...(typeof m.activityType === 'string' ? { activityType: m.activityType } : {}),
-    event,
+    event: model.eventOf(m),
+    origin: model.originOf(m)?.how ?? 'stream',
   };
 }
 
-export class Conversation {
-  readonly messages: ConvMessage[];
-  private readonly byId = new Map<string, ConvMessage>();
-  private readonly callOwner = new Map<string, ToolCallView>();
-  /** Each activity's content as deltas edit it: one working copy per message, so a delta costs its own size. */
-  private readonly activities = new WeakMap<ConvMessage, PatchTarget>();
+/** What the model holds, as the views show it. */
+export function conversationOf(model: ConsumerModel): ConvMessage[] {
+  return model.messages.map((m) => viewOfMessage(model, m));
+}
 
-  constructor(history: unknown) {
-    this.messages = (Array.isArray(history) ? history.filter(isObject) : []).map((m) => fromMessage(m, null));
-    for (const m of this.messages) this.byId.set(m.id, m);
-  }
-
-  private add(m: ConvMessage): ConvMessage {
-    this.messages.push(m);
-    this.byId.set(m.id, m);
-    return m;
-  }
-
-  private ensure(id: string, role: string, event: number): ConvMessage {
-    const m = this.byId.get(id) ?? this.add({ id, role, content: '', toolCalls: [], event });
-    m.event = event;
-    return m;
-  }
-
-  apply(ev: JsonObject, event: number): void {
-    switch (ev.type) {
-      case 'TEXT_MESSAGE_START':
-        this.ensure(s(ev.messageId) ?? '', s(ev.role) ?? 'assistant', event);
-        break;
-      case 'REASONING_MESSAGE_START':
-        this.ensure(s(ev.messageId) ?? '', 'reasoning', event);
-        break;
-      case 'TEXT_MESSAGE_CONTENT':
-      case 'REASONING_MESSAGE_CONTENT': {
-        const m = this.ensure(s(ev.messageId) ?? '', ev.type === 'TEXT_MESSAGE_CONTENT' ? 'assistant' : 'reasoning', event);
-        m.content = (typeof m.content === 'string' ? m.content : '') + (s(ev.delta) ?? '');
-        break;
-      }
-      case 'TOOL_CALL_START': {
-        const id = s(ev.toolCallId) ?? '';
-        const owner = this.ensure(s(ev.parentMessageId) ?? id, 'assistant', event);
-        const call = { id, name: s(ev.toolCallName) ?? '', arguments: '' };
-        owner.toolCalls.push(call);
-        this.callOwner.set(id, call);
-        break;
-      }
-      case 'TOOL_CALL_ARGS': {
-        const call = this.callOwner.get(s(ev.toolCallId) ?? '');
-        if (call) call.arguments += s(ev.delta) ?? '';
-        break;
-      }
-      case 'TOOL_CALL_RESULT': {
-        const m = this.ensure(s(ev.messageId) ?? '', 'tool', event);
-        m.content = ev.content;
-        m.toolCallId = s(ev.toolCallId);
-        break;
-      }
-      case 'MESSAGES_SNAPSHOT': {
-        // A snapshot restates the history: it replaces what the application held.
-        this.messages.length = 0;
-        this.byId.clear();
-        for (const m of (Array.isArray(ev.messages) ? ev.messages : []).filter(isObject)) this.add(fromMessage(m, event));
-        break;
-      }
-      case 'ACTIVITY_SNAPSHOT': {
-        const id = s(ev.messageId) ?? '';
-        const m = this.byId.get(id);
-        if (m && ev.replace === false) break;
-        const next = fromMessage({ id, role: 'activity', activityType: ev.activityType, content: ev.content }, event);
-        if (m) Object.assign(m, next);
-        else this.add(next);
-        break;
-      }
-      case 'ACTIVITY_DELTA': {
-        const m = this.byId.get(s(ev.messageId) ?? '');
-        if (!m || !Array.isArray(ev.patch)) break;
-        // A failing patch leaves the activity as it was, as a consumer keeps it.
-        // A snapshot may have replaced the content since: a working copy is good only for the content it copied.
-        const held = this.activities.get(m);
-        const target = held && held.doc === m.content ? held : new PatchTarget(m.content);
-        this.activities.set(m, target);
-        if (target.apply(ev.patch).ok) {
-          m.content = target.doc;
-          m.event = event;
-        }
-        break;
-      }
+/** Indices of a longest increasing subsequence of `xs` (patience sorting): what kept its relative order. */
+function increasing(xs: number[]): Set<number> {
+  const tails: number[] = [];
+  const prev = new Array<number>(xs.length).fill(-1);
+  for (let i = 0; i < xs.length; i++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (xs[tails[mid]!]! < xs[i]!) lo = mid + 1;
+      else hi = mid;
     }
+    if (lo > 0) prev[i] = tails[lo - 1]!;
+    tails[lo] = i;
   }
+  const out = new Set<number>();
+  for (let i = tails.at(-1) ?? -1; i >= 0; i = prev[i]!) out.add(i);
+  return out;
+}
+
+/**
+ * What changed from `before` to `after`, matched by id (a message the consumer holds twice under one id
+ * is matched in order): added, dropped, replaced (held in both, differing), and reordered (held in both,
+ * its place among the others moved). Costs what the two lists weigh, once.
+ */
+export function diffConversation(before: readonly ConvMessage[], after: readonly ConvMessage[]): ConvChange[] {
+  const key = (m: ConvMessage, seen: Map<string, number>): string => {
+    const n = seen.get(m.id) ?? 0;
+    seen.set(m.id, n + 1);
+    return `${n}\0${m.id}`;
+  };
+  const was = new Map<string, [number, ConvMessage]>();
+  const seenBefore = new Map<string, number>();
+  before.forEach((m, i) => was.set(key(m, seenBefore), [i, m]));
+  const out: ConvChange[] = [];
+  const seenAfter = new Map<string, number>();
+  const kept: { at: number; m: ConvMessage; old: ConvMessage }[] = [];
+  const present = new Set<string>();
+  for (const m of after) {
+    const k = key(m, seenAfter);
+    present.add(k);
+    const old = was.get(k);
+    if (!old) out.push({ change: 'added', id: m.id, role: m.role });
+    else kept.push({ at: old[0], m, old: old[1] });
+  }
+  const inOrder = increasing(kept.map((k) => k.at));
+  kept.forEach(({ m, old }, i) => {
+    if (!inOrder.has(i)) out.push({ change: 'reordered', id: m.id, role: m.role });
+    else if (!jsonEqual({ ...m, event: null }, { ...old, event: null })) out.push({ change: 'replaced', id: m.id, role: m.role });
+  });
+  for (const [k, [, m]] of was) if (!present.has(k)) out.push({ change: 'dropped', id: m.id, role: m.role });
+  return out;
 }

@@ -6,11 +6,11 @@
  * Kept per frame only where a view needs it: stripped members, expansions that rewrote a frame, the
  * run boundaries' values. The conversation and the state steps are kept as they evolve.
  */
-import { ExchangeAnalyzer, ThreadTracker, uncoveredBy, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
+import { ConsumerModel, ExchangeAnalyzer, ThreadTracker, uncoveredBy, type Ev, type ExchangeAnalyzerOptions, type ExchangeReport, type StateStep } from '../analyzer/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
-import { Conversation } from './conversation.ts';
+import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
 import type { Arrival } from '../exchange/index.ts';
@@ -55,7 +55,11 @@ export class ExchangeReading {
   private readonly expanded = new Map<number, Ev[]>();
   private readonly boundaries = new Map<number, JsonObject>();
   private readonly steps: { step: StateStep; type: string }[] = [];
-  private readonly conversation: Conversation;
+  /** Each event that changed the conversation, kept to replay it up to any step (`conversationAt`). */
+  private readonly convSteps: Ev[] = [];
+  private readonly convAt: number[] = [];
+  /** The event just handed to the consumer model and the model's revision before it: a step once the revision moved. */
+  private convPending: { ev: Ev; index: number; revision: number } | null = null;
   /**
    * The frame whose expansion is being collected, and what it expanded to so far: nothing is allocated
    * until expansion adds an event of its own (most frames are handled as they came).
@@ -90,7 +94,8 @@ export class ExchangeReading {
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
-        this.conversation.apply(ev, index);
+        this.settleConversation();
+        this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
         if (this.out) this.out.push(ev);
         else if (!own) this.out = this.own ? [this.own, ev] : [ev];
@@ -103,7 +108,16 @@ export class ExchangeReading {
     });
     const input = this.analyzer.input;
     this.stripped = input.enforcement && input.value ? stripsOf(input.enforcement, 'input', null, input.value) : [];
-    this.conversation = new Conversation(input.value?.messages);
+  }
+
+  /** The event handed to the model last changed what it holds: it is a step of the conversation. */
+  private settleConversation(): void {
+    const p = this.convPending;
+    if (!p) return;
+    this.convPending = null;
+    if (this.analyzer.consumer.revision === p.revision) return;
+    this.convSteps.push(p.ev);
+    this.convAt.push(p.index);
   }
 
   /** The frame before this one is complete: its expansion is kept when it rewrote the frame. */
@@ -151,9 +165,30 @@ export class ExchangeReading {
     stripped: () => this.stripped.slice(),
     expanded: () => this.expansions(),
     states: () => this.states(),
-    conversation: () => this.messages(),
+    conversation: () => conversationOf(this.analyzer.consumer),
+    conversationSteps: () => {
+      this.settleConversation();
+      return this.convSteps.map((ev, i) => ({ event: this.convAt[i]!, type: ev.type }));
+    },
     timing: () => this.timing?.timing() ?? null,
   };
+
+  /**
+   * The conversation after conversation step `n` (an index into the `conversationSteps` part) and what
+   * that step changed; null when there is no such step. Replayed from the input by a model that reports
+   * nothing, so it costs the steps up to `n`, and a step is asked for only when shown.
+   */
+  conversationAt(n: number, report: ExchangeReport = this.report()): { messages: ConvMessage[]; changes: ConvChange[] } | null {
+    this.settleConversation();
+    if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
+    const pre10 = report.era === 'pre-1.0';
+    const model = new ConsumerModel({ history: this.analyzer.input.value?.messages, legacy: () => pre10 });
+    for (let i = 0; i < n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
+    const before = conversationOf(model);
+    model.apply(this.convSteps[n]!, this.convAt[n]!);
+    const messages = conversationOf(model);
+    return { messages, changes: diffConversation(before, messages) };
+  }
 
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
   stateAt(n: number): { state: unknown } | null {
@@ -201,9 +236,6 @@ export class ExchangeReading {
     return this.steps.map(({ step, type }) => ({ event: step.event, type, failed: step.failed }));
   }
 
-  private messages(): ExchangeDetail['conversation'] {
-    return this.conversation.messages.map((m) => ({ ...m, toolCalls: m.toolCalls.map((c) => ({ ...c })) }));
-  }
 }
 
 /**

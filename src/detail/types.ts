@@ -6,10 +6,10 @@
 import type { Ev, ExchangeReport, InputField, PendingInterrupt, RunReport } from '../analyzer/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
-import type { ConvMessage } from './conversation.ts';
+import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
 
-export type { ConvMessage, ToolCallView } from './conversation.ts';
+export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
@@ -85,11 +85,14 @@ export interface ExchangeDetail {
   /** Frames that chunk expansion rewrote, and what the consumer handles instead (START/CONTENT/END, synthesised ends). */
   expanded: [index: number, events: Ev[]][];
   states: StateRow[];
+  /** The conversation the consumer holds after the stream (analyzer/consumer.ts). */
   conversation: ConvMessage[];
+  /** Each event that changed it; the conversation after one is asked for on its own (`conversationAt`). */
+  conversationSteps: ConversationStep[];
   /** Where the time went; null when the source recorded no times. */
   timing: Timing | null;
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'timing'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing'];

@@ -31,17 +31,15 @@ function rawBody(bytes: Uint8Array, name: string, transport: Transport, opts: Re
 }
 
 /** The official conformance-fixture format: `stream` replayed as a JSON array body, sent from the request the client builds. */
-function fixture(doc: Record<string, unknown>, name: string): CapturedExchange[] {
+export function readFixture(doc: Record<string, unknown>, name: string): CapturedExchange {
   if (!Array.isArray(doc.stream)) throw new FormatError('conformance fixture "stream" is not an array');
-  return [
-    {
-      source: name,
-      requestBody: JSON.stringify(fixtureRequest(doc, doc.stream)),
-      requestContentType: 'application/json',
-      responseContentType: MEDIA_TYPES.json,
-      chunks: [{ time: 0, bytes: new TextEncoder().encode(JSON.stringify(doc.stream)) }],
-    },
-  ];
+  return {
+    source: name,
+    requestBody: JSON.stringify(fixtureRequest(doc, doc.stream)),
+    requestContentType: 'application/json',
+    responseContentType: MEDIA_TYPES.json,
+    chunks: [{ time: 0, bytes: new TextEncoder().encode(JSON.stringify(doc.stream)) }],
+  };
 }
 
 /**
@@ -97,7 +95,7 @@ function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): Capture
   }
   if (!isObject(doc)) throw new FormatError('not valid JSON');
   if ('log' in doc) return inputUnused(readHar(doc, name), 'a HAR holds each exchange\'s own request', opts);
-  if ('stream' in doc) return inputUnused(fixture(doc, name), 'a conformance fixture holds its own input', opts);
+  if ('stream' in doc) return inputUnused([readFixture(doc, name)], 'a conformance fixture holds its own input', opts);
   if (typeof doc.type === 'string') {
     // One event, possibly pretty-printed across lines, which JSONL could not frame: it becomes a one-element array.
     return rawBody(new TextEncoder().encode(JSON.stringify([doc])), name, 'json', opts);

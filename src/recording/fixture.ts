@@ -40,7 +40,8 @@ function requestInput(x: CapturedExchange): Record<string, unknown> | undefined 
   return value;
 }
 
-export function toFixture(exchange: CapturedExchange, name: string): string {
+/** `description` replaces the default one, which says where the exchange was recorded. */
+export function toFixture(exchange: CapturedExchange, name: string, description?: string): string {
   const input = requestInput(exchange);
   const decoder = createDecoder(exchange.responseContentType);
   const items = [...decoder.push(bodyOf(exchange), 0), ...decoder.end(0)];
@@ -52,7 +53,7 @@ export function toFixture(exchange: CapturedExchange, name: string): string {
   const rules = [...new Set(raised.map((f) => f.rule))];
   const fixture: Fixture = {
     name,
-    description: `Recorded ${exchange.method ?? 'POST'} ${exchange.url ?? exchange.source}: ${report!.verdict}${rules.length ? `, raising ${rules.join(', ')}` : ' with no warnings'}`,
+    description: description ?? `Recorded ${exchange.method ?? 'POST'} ${exchange.url ?? exchange.source}: ${report!.verdict}${rules.length ? `, raising ${rules.join(', ')}` : ' with no warnings'}`,
     specPage: cited ? cited.spec.split('#')[0]! : `/spec/${report!.consumerVersion}`,
     stream,
     expect: { outcome: report!.verdict },

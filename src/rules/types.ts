@@ -12,6 +12,7 @@ export type Category =
   | 'state'
   | 'interrupt'
   | 'subagent'
+  | 'conversation'
   | 'transport';
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -14,7 +14,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
 import { run, type Io } from '../../src/cli/main.ts';
-import { toContract } from '../../src/cli/report.ts';
+import { toContract } from '../../src/library/report.ts';
 import { readExchanges } from '../../src/formats/read.ts';
 import { ROOT } from '../support/paths.ts';
 import { parseXml } from './xml.ts';

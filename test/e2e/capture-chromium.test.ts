@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { run } from '../../src/cli/main.ts';
-import type { toContract } from '../../src/cli/report.ts';
+import type { Contract, ContractExchange } from '../../src/library/report.ts';
 import { buildExtension, launchChromium, sleep, type ChromiumBrowser } from './browsers.ts';
 import { assertSameBytes, exported, runScenario, settled } from './demo-capture.ts';
 import { startRecorder, type Recorded, type Recorder } from './recorder.ts';
@@ -116,9 +115,9 @@ describe('capture in Chromium', () => {
       writeFileSync(file, await withExt.request({ type: 'agui-inspector/export', tabId }));
       let out = '';
       const code = run(['check', file, '--format', 'json'], { out: (s) => (out += s), err: () => undefined, colour: false });
-      const cli = (JSON.parse(out) as ReturnType<typeof toContract>).exchanges as ExchangeReport[];
+      const cli = (JSON.parse(out) as Contract).exchanges;
       const worker = (await withExt.request({ type: 'agui-inspector/session', tabId }))!.exchanges.map((x) => x.report!);
-      const shape = (r: ExchangeReport) => ({
+      const shape = (r: Omit<ContractExchange, 'timing'>) => ({
         verdict: r.verdict,
         negotiation: r.negotiation,
         runs: r.runs.map((x) => [x.runId, x.outcome, x.requested]),

@@ -45,11 +45,35 @@ class RunBuilder {
     private readonly rng: Rng,
     private readonly ids: () => number,
     private state: Record<string, unknown>,
+    /** Shared by the stream's runs: a later run's snapshot restates what earlier runs minted too. */
+    private readonly minted: Map<string, Event>,
   ) {}
 
   private emit(ev: Event, owner: string): void {
     if (owner !== '') ev.subagentRunId = owner;
     this.events.push(ev);
+    this.mint(ev, owner);
+  }
+
+  /**
+   * The messages this stream minted, as a conforming MESSAGES_SNAPSHOT restates them ("the complete set of
+   * messages the producer owns", events/state#messages_snapshot): each under the id the consumer holds it
+   * by, a tool call under the assistant message the reference files it in.
+   */
+  private mint(ev: Event, owner: string): void {
+    const tag = owner === '' ? {} : { subagentRunId: owner };
+    const id = (k: string) => (typeof ev[k] === 'string' ? (ev[k] as string) : undefined);
+    if ((ev.type === 'TEXT_MESSAGE_START' || ev.type === 'TEXT_MESSAGE_CHUNK') && id('messageId') && !this.minted.has(id('messageId')!)) {
+      this.minted.set(id('messageId')!, { id: id('messageId')!, role: ev.role ?? 'assistant', content: '', ...tag } as unknown as Event);
+    }
+    if ((ev.type === 'TOOL_CALL_START' || ev.type === 'TOOL_CALL_CHUNK') && id('toolCallId') && typeof ev.toolCallName === 'string') {
+      const parent = id('parentMessageId');
+      const holderId = parent !== undefined && this.minted.get(parent)?.role === 'assistant' ? parent : id('toolCallId')!;
+      const holder = this.minted.get(holderId) ?? { id: holderId, role: 'assistant', ...tag } as unknown as Event;
+      this.minted.set(holderId, holder);
+      holder.toolCalls = [...((holder.toolCalls as unknown[]) ?? []), { id: id('toolCallId'), type: 'function', function: { name: ev.toolCallName, arguments: '' } }];
+    }
+    if (ev.type === 'TOOL_CALL_RESULT') this.minted.set(id('messageId')!, { id: id('messageId'), role: 'tool', toolCallId: ev.toolCallId, content: ev.content, ...tag } as unknown as Event);
   }
 
   private owner(): string {
@@ -228,6 +252,7 @@ class RunBuilder {
     this.events.push({
       type: 'MESSAGES_SNAPSHOT',
       messages: [
+        ...[...this.minted.values()].map((m) => structuredClone(m)),
         { id: `u-${this.ids()}`, role: 'user', content: 'hello' },
         { id: `a-${this.ids()}`, role: 'assistant', content: this.rng.text(0, 20) },
       ],
@@ -276,6 +301,7 @@ export function generateScenario(rng: Rng, seq: number, actions?: () => number):
   if (rng.chance(0.04)) events.push({ type: 'RUN_ERROR', message: 'upstream refused before the run began', code: 'refused' });
   const runs = rng.chance(0.7) ? 1 : rng.int(2, 3);
   let state = structuredClone(startState);
+  const minted = new Map<string, Event>();
   for (let r = 0; r < runs; r++) {
     const last = r === runs - 1;
     const id = last ? runId : `replay-${seq}-${r}`;
@@ -284,7 +310,7 @@ export function generateScenario(rng: Rng, seq: number, actions?: () => number):
     if (last && rng.chance(0.2)) started.input = structuredClone(input);
     if (rng.chance(0.1)) started.parentRunId = `parent-${seq}`;
     events.push(started);
-    const b = new RunBuilder(rng, ids, state);
+    const b = new RunBuilder(rng, ids, state, minted);
     b.body(actions ? actions() : rng.int(0, 28));
     if (rng.chance(0.1)) {
       events.push(...b.events, { type: 'RUN_ERROR', message: 'model overloaded', ...(rng.chance(0.5) ? { code: 'overloaded' } : {}) });

@@ -60,8 +60,11 @@ export function generateLegacyScenario(rng: Rng, seq: number, transport: 'sse' |
   delete input.protocolVersion;
   const out: Event[] = [];
   let inRun = false;
+  // A result the envelope cannot carry never reached the consumer, so a snapshot restating it would be news to it.
+  const unsent = new Set(transport === 'protobuf' ? events.filter((e) => e.type === 'TOOL_CALL_RESULT').map((e) => e.messageId) : []);
   for (const ev of events) {
     if (transport === 'protobuf' && !PROTO_059_TYPES.has(ev.type)) continue;
+    if (ev.type === 'MESSAGES_SNAPSHOT' && unsent.size > 0) ev.messages = (ev.messages as { id?: unknown }[]).filter((m) => !unsent.has(m.id));
     // A thinking block lands between items of a run, never inside a chunk burst it would close.
     if (transport === 'sse' && inRun && !CHUNKS.has(ev.type) && rng.chance(0.06)) out.push(...thinkingBlock(rng));
     out.push(legacyEvent(rng, ev));

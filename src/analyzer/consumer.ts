@@ -1,0 +1,521 @@
+/**
+ * The conversation a consumer ends up holding: the input's messages, then every event the consumer
+ * handles (after enforcement and chunk expansion) applied as the reference consumer's default apply
+ * does it (`defaultApplyEvents` of @ag-ui/client 1.0.0, and of 0.0.59 for a pre-1.0 exchange: the two
+ * differ only in the snapshot's activity rule, below). MESSAGES_SNAPSHOT reconciles as events/state
+ * specifies: in place for a message already held, appended for a new one, and a held message absent
+ * from the snapshot dropped, except activity and reasoning messages while the snapshot carries none.
+ *
+ * The same model gives the findings about what it holds (CONVERSATION_RULES), the conversation the
+ * views show, and, replayed, the conversation after any one event. A differential test holds it to the
+ * real clients' apply (test/analyzer/consumer-differential.test.ts).
+ */
+import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
+import { defineRules } from '../rules/index.ts';
+import { ownerOf, str, type Ev } from './event.ts';
+import { PatchTarget } from './patch.ts';
+import type { FindingSink } from './sink.ts';
+
+export const CONVERSATION_RULES = defineRules({
+  snapshotDropsOwn: {
+    id: 'conversation/snapshot-drops-own-message',
+    category: 'conversation',
+    severity: 'warning',
+    fatal: false,
+    spec: 'events/state#messages_snapshot',
+    title: 'A MESSAGES_SNAPSHOT leaves out a message the producer itself streamed earlier: the consumer drops it',
+  },
+  toolAfterAnswer: {
+    id: 'conversation/tool-message-after-answer',
+    category: 'conversation',
+    severity: 'warning',
+    fatal: false,
+    spec: 'basic/run-input#messages',
+    title: 'After a MESSAGES_SNAPSHOT the consumer holds a tool message after the assistant message that follows its call: every later input carries the answer before its tool result',
+  },
+  reopenDisagrees: {
+    id: 'tool-call/reopen-disagrees',
+    category: 'tool-call',
+    severity: 'error',
+    // The MUST binds the producer; a consumer is not required to detect a disagreement.
+    fatal: false,
+    spec: 'events/tool-calls#tool_call_end',
+    title: 'A TOOL_CALL_START reopening a call must agree with it: the same toolCallName, parentMessageId and owner',
+  },
+  restreamed: {
+    id: 'tool-call/restreamed',
+    category: 'tool-call',
+    severity: 'error',
+    fatal: false,
+    spec: 'events/lifecycle#several-runs-on-one-stream',
+    title: 'A tool call the consumer already held is streamed again instead of restated by MESSAGES_SNAPSHOT: its arguments append',
+  },
+});
+
+/** A message as the reference consumer holds it: the event's and the input's own shape, plus what apply added. */
+export type HeldMessage = JsonObject & { id?: unknown; role?: unknown };
+
+/** Where a held message came from. */
+export interface Origin {
+  /** `stream`: minted by this stream's own events (TEXT_MESSAGE_START, TOOL_CALL_START, TOOL_CALL_RESULT, ...). */
+  how: 'input' | 'stream' | 'snapshot' | 'echo';
+  /** The event that put it there (null for the input). */
+  event: number | null;
+  /** The run of this stream it came in: its index among the stream's RUN_STARTEDs, -1 before any. */
+  run: number;
+}
+
+/** What the model knows of a call the stream opened: what a reopening start must agree with. */
+interface CallOpened {
+  run: number;
+  event: number;
+  parent: string | undefined;
+  owner: string;
+}
+
+interface Restream {
+  id: string;
+  event: number;
+  /** Where the consumer held it from, for the message. */
+  since: string;
+  before: string;
+}
+
+export interface ConsumerModelOptions {
+  /** Where findings go; none when the model is replayed for a view. */
+  sink?: FindingSink;
+  /** The input's messages: what the consumer held when it sent the request (RunAgentInput.messages). */
+  history: unknown;
+  /** Whether the exchange reads as pre-1.0 (no declaration so far): the 0.0.59 client's snapshot rule applies. */
+  legacy?: () => boolean;
+}
+
+const ACTIVITY_HISTORY_KEY = '@ag-ui/client';
+
+/**
+ * Activity types a snapshot names as authoritative in its metadata (1.0.0's ACTIVITY_HISTORY_METADATA
+ * convention): undefined when it names none, null when it declares every type authoritative.
+ */
+function authoritativeActivityTypes(ev: JsonObject): string[] | null | undefined {
+  const meta = ev.metadata;
+  if (!isObject(meta) || !Object.prototype.hasOwnProperty.call(meta, ACTIVITY_HISTORY_KEY)) return undefined;
+  const own = meta[ACTIVITY_HISTORY_KEY];
+  if (!isObject(own)) return [];
+  if (!Object.prototype.hasOwnProperty.call(own, 'authoritativeActivityTypes')) return undefined;
+  const types = own.authoritativeActivityTypes;
+  if (types === null) return null;
+  return Array.isArray(types) && types.every((t) => typeof t === 'string') ? (types as string[]) : [];
+}
+
+/** A message with `subagentRunId: null` read as absent, as the reference reads snapshot and input messages. */
+function withoutNullOwner(m: JsonObject): JsonObject {
+  if (m.subagentRunId !== null) return m;
+  const copy = { ...m };
+  delete copy.subagentRunId;
+  return copy;
+}
+
+interface HeldCall extends JsonObject {
+  id: string;
+  function: { name: unknown; arguments: string };
+}
+
+function callsOf(m: HeldMessage): HeldCall[] {
+  return Array.isArray(m.toolCalls) ? (m.toolCalls.filter((c) => isObject(c) && isObject(c.function)) as HeldCall[]) : [];
+}
+
+const describeMessage = (m: HeldMessage): string => `${String(m.role)} message ${JSON.stringify(m.id)}`;
+
+export class ConsumerModel {
+  messages: HeldMessage[];
+  private readonly origins = new WeakMap<HeldMessage, Origin>();
+  /** The event that last changed each message, for the views. */
+  private readonly touched = new WeakMap<HeldMessage, number>();
+  /** Counts the changes to what the consumer holds: an event that leaves it alone leaves this alone. */
+  revision = 0;
+  private readonly opened = new Map<string, CallOpened>();
+  private readonly restreams = new Map<string, Restream>();
+  /** Tool messages already reported out of order, by id: one finding each. */
+  private readonly misplaced = new Set<unknown>();
+  private run = -1;
+
+  constructor(private readonly o: ConsumerModelOptions) {
+    this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
+    for (const m of this.messages) this.origins.set(m, { how: 'input', event: null, run: -1 });
+    // An input already out of order is the application's history, not something this stream did.
+    for (const { tool } of this.outOfOrder()) this.misplaced.add(tool.id);
+  }
+
+  originOf(m: HeldMessage): Origin | undefined {
+    return this.origins.get(m);
+  }
+
+  /** The event that last changed `m`; null for a message as the input gave it. */
+  eventOf(m: HeldMessage): number | null {
+    return this.touched.get(m) ?? null;
+  }
+
+  private mark(m: HeldMessage, event: number): void {
+    this.touched.set(m, event);
+    this.revision++;
+  }
+
+  private find(id: unknown): HeldMessage | undefined {
+    return this.messages.find((m) => m.id === id);
+  }
+
+  private findCall(id: unknown): { holder: HeldMessage; call: HeldCall } | undefined {
+    for (const holder of this.messages) {
+      const call = callsOf(holder).find((c) => c.id === id);
+      if (call) return { holder, call };
+    }
+    return undefined;
+  }
+
+  private add(m: HeldMessage, how: Origin['how'], event: number): HeldMessage {
+    this.messages.push(m);
+    this.origins.set(m, { how, event, run: this.run });
+    this.mark(m, event);
+    return m;
+  }
+
+  /** The event's metadata folded into `target`'s, key by key, the last write winning (@ag-ui/core mergeMetadata). */
+  private static merge(target: JsonObject | undefined, ev: JsonObject): void {
+    if (!target || ev.metadata === undefined) return;
+    target.metadata = { ...(isObject(target.metadata) ? target.metadata : {}), ...structuredClone(ev.metadata as JsonObject) };
+  }
+
+  /** Applies one event the consumer handles; `index` is the frame it came from. */
+  apply(ev: Ev, index: number): void {
+    const merge = ConsumerModel.merge;
+    switch (ev.type) {
+      case 'RUN_STARTED': {
+        this.flushRestreams();
+        this.run++;
+        // The reference adds the echoed input's messages it does not hold yet.
+        const echoed = isObject(ev.input) && Array.isArray(ev.input.messages) ? ev.input.messages.filter(isObject) : [];
+        for (const m of echoed) if (!this.find(m.id)) this.add(structuredClone(withoutNullOwner(m)), 'echo', index);
+        return;
+      }
+      case 'RUN_FINISHED':
+      case 'RUN_ERROR':
+        return this.flushRestreams();
+      case 'TEXT_MESSAGE_START':
+      case 'REASONING_MESSAGE_START': {
+        const held = this.find(ev.messageId);
+        if (held?.role === 'activity') return;
+        const reasoning = ev.type === 'REASONING_MESSAGE_START';
+        const m =
+          held ??
+          this.add(
+            {
+              id: ev.messageId,
+              role: reasoning ? 'reasoning' : (ev.role ?? 'assistant'),
+              content: '',
+              ...(!reasoning && ev.name !== undefined ? { name: ev.name } : {}),
+              ...(ev.subagentRunId != null ? { subagentRunId: ev.subagentRunId } : {}),
+            },
+            'stream',
+            index,
+          );
+        merge(m, ev);
+        this.mark(m, index);
+        return;
+      }
+      case 'TEXT_MESSAGE_CONTENT':
+      case 'REASONING_MESSAGE_CONTENT': {
+        const m = this.find(ev.messageId);
+        if (!m || m.role === 'activity') return;
+        m.content = `${typeof m.content === 'string' ? m.content : ''}${String(ev.delta)}`;
+        merge(m, ev);
+        this.mark(m, index);
+        return;
+      }
+      case 'TEXT_MESSAGE_END':
+      case 'REASONING_MESSAGE_END': {
+        const m = this.find(ev.messageId);
+        if (!m || m.role === 'activity' || ev.metadata === undefined) return;
+        merge(m, ev);
+        this.mark(m, index);
+        return;
+      }
+      case 'TOOL_CALL_START':
+        return this.toolCallStart(ev, index);
+      case 'TOOL_CALL_ARGS': {
+        const found = this.findCall(ev.toolCallId);
+        if (!found) return;
+        found.call.function.arguments += String(ev.delta);
+        merge(found.call, ev);
+        this.mark(found.holder, index);
+        return;
+      }
+      case 'TOOL_CALL_END': {
+        const found = this.findCall(ev.toolCallId);
+        if (!found) return;
+        if (ev.metadata !== undefined) {
+          merge(found.call, ev);
+          this.mark(found.holder, index);
+        }
+        const r = this.restreams.get(str(ev, 'toolCallId') ?? '');
+        if (r) this.reportRestream(r);
+        return;
+      }
+      case 'TOOL_CALL_RESULT': {
+        const m: HeldMessage = {
+          id: ev.messageId,
+          toolCallId: ev.toolCallId,
+          role: ev.role || 'tool',
+          content: ev.content,
+          ...(ev.subagentRunId != null ? { subagentRunId: ev.subagentRunId } : {}),
+        };
+        merge(m, ev);
+        // The reference files a result after its call's message and the tool messages already answering it.
+        const at = this.messages.findIndex((x) => x.role === 'assistant' && callsOf(x).some((c) => c.id === ev.toolCallId));
+        if (at === -1) return void this.add(m, 'stream', index);
+        let i = at + 1;
+        while (i < this.messages.length && this.messages[i]!.role === 'tool') i++;
+        this.messages.splice(i, 0, m);
+        this.origins.set(m, { how: 'stream', event: index, run: this.run });
+        this.mark(m, index);
+        return;
+      }
+      case 'MESSAGES_SNAPSHOT':
+        return this.snapshot(ev, index);
+      case 'ACTIVITY_SNAPSHOT': {
+        const at = this.messages.findIndex((m) => m.id === ev.messageId);
+        const held = at >= 0 ? this.messages[at] : undefined;
+        const replace = ev.replace ?? true;
+        const fresh: HeldMessage = {
+          id: ev.messageId,
+          role: 'activity',
+          activityType: ev.activityType,
+          content: structuredClone(ev.content),
+          ...(ev.subagentRunId != null ? { subagentRunId: ev.subagentRunId } : {}),
+        };
+        let target: HeldMessage | undefined;
+        if (!held) target = this.add(fresh, 'stream', index);
+        else if (held.role === 'activity') {
+          if (replace) {
+            const next: HeldMessage = { ...held, activityType: ev.activityType, content: structuredClone(ev.content), subagentRunId: ev.subagentRunId };
+            if (ev.subagentRunId == null) delete next.subagentRunId;
+            this.replaceAt(at, next, index);
+          }
+          target = this.messages[at];
+        } else if (replace) {
+          this.replaceAt(at, fresh, index);
+          target = fresh;
+        }
+        merge(target, ev);
+        return;
+      }
+      case 'ACTIVITY_DELTA': {
+        const at = this.messages.findIndex((m) => m.id === ev.messageId);
+        const held = at >= 0 ? this.messages[at] : undefined;
+        if (!held || held.role !== 'activity') return;
+        merge(held, ev);
+        // A patch that does not apply leaves the activity as it was, as the reference keeps it.
+        const patched = new PatchTarget(held.content ?? {}).apply(Array.isArray(ev.patch) ? ev.patch : []);
+        if (patched.ok) this.replaceAt(at, { ...held, content: structuredClone(patched.doc), activityType: ev.activityType }, index);
+        return;
+      }
+      case 'REASONING_ENCRYPTED_VALUE': {
+        if (ev.subtype === 'tool-call') {
+          for (const m of this.messages) {
+            if (m.role !== 'assistant') continue;
+            const call = callsOf(m).find((c) => c.id === ev.entityId);
+            if (call) {
+              call.encryptedValue = ev.encryptedValue;
+              this.mark(m, index);
+              return;
+            }
+          }
+          return;
+        }
+        const m = this.find(ev.entityId);
+        if (m && m.role !== 'activity') {
+          m.encryptedValue = ev.encryptedValue;
+          this.mark(m, index);
+        }
+        return;
+      }
+    }
+  }
+
+  /** The stream ended: a re-streamed call still open says what it holds now. */
+  end(): void {
+    this.flushRestreams();
+  }
+
+  private replaceAt(at: number, next: HeldMessage, index: number): void {
+    const was = this.messages[at]!;
+    this.messages[at] = next;
+    this.origins.set(next, this.origins.get(was) ?? { how: 'stream', event: index, run: this.run });
+    this.mark(next, index);
+  }
+
+  private toolCallStart(ev: Ev, index: number): void {
+    const id = str(ev, 'toolCallId') ?? '';
+    const found = this.findCall(ev.toolCallId);
+    if (found) {
+      this.checkReopen(ev, found, index);
+      const { call } = found;
+      const renamed = call.function.name !== ev.toolCallName;
+      if (renamed) call.function.name = ev.toolCallName;
+      ConsumerModel.merge(call, ev);
+      if (renamed || ev.metadata !== undefined) this.mark(found.holder, index);
+      return;
+    }
+    const parentId = ev.parentMessageId;
+    const before = new Set(this.messages.map((m) => m.id));
+    let holder: HeldMessage | undefined;
+    if (parentId !== undefined && parentId !== null) {
+      const named = this.find(parentId);
+      if (named?.role === 'assistant') holder = named;
+      // A parent that is no assistant message: the reference files the call under its own id.
+      else holder = this.add({ id: named ? ev.toolCallId : parentId, role: 'assistant', toolCalls: [] }, 'stream', index);
+    } else {
+      holder = this.add({ id: ev.toolCallId, role: 'assistant', toolCalls: [] }, 'stream', index);
+    }
+    if (!before.has(holder.id) && ev.subagentRunId != null && holder.subagentRunId === undefined) holder.subagentRunId = ev.subagentRunId;
+    if (!Array.isArray(holder.toolCalls)) holder.toolCalls = [];
+    const call: HeldCall = { id: ev.toolCallId as string, type: 'function', function: { name: ev.toolCallName, arguments: '' } };
+    (holder.toolCalls as unknown[]).push(call);
+    ConsumerModel.merge(call, ev);
+    this.mark(holder, index);
+    const tag = typeof ev.subagentRunId === 'string' ? ev.subagentRunId : undefined;
+    this.opened.set(id, { run: this.run, event: index, parent: str(ev, 'parentMessageId'), owner: tag ?? (typeof holder.subagentRunId === 'string' ? holder.subagentRunId : '') });
+  }
+
+  /**
+   * A start for a call the consumer holds: a reopening within the run that opened it must agree with it
+   * (events/tool-calls#tool_call_end); one the consumer held from before this run — the input, an earlier
+   * run of the stream, a snapshot — is history re-streamed, whose arguments append
+   * (events/lifecycle#several-runs-on-one-stream).
+   */
+  private checkReopen(ev: Ev, { holder, call }: { holder: HeldMessage; call: HeldCall }, index: number): void {
+    const sink = this.o.sink;
+    if (!sink) return;
+    const id = call.id;
+    const opened = this.opened.get(id);
+    const origin = this.origins.get(holder);
+    const sameRun = opened !== undefined && opened.run === this.run && origin?.how === 'stream';
+    const parent = opened && origin?.how === 'stream' ? opened.parent : holder.id === id ? undefined : (holder.id as string);
+    const owner = opened && origin?.how === 'stream' ? opened.owner : typeof holder.subagentRunId === 'string' ? holder.subagentRunId : '';
+    const wrong: string[] = [];
+    if (ev.toolCallName !== call.function.name) wrong.push(`toolCallName ${JSON.stringify(ev.toolCallName)}, not ${JSON.stringify(call.function.name)}`);
+    const given = str(ev, 'parentMessageId');
+    if (given !== parent) wrong.push(given === undefined ? `no parentMessageId, where it was opened under ${JSON.stringify(parent)}` : `parentMessageId ${JSON.stringify(given)}, not ${parent === undefined ? 'none' : JSON.stringify(parent)}`);
+    if (typeof ev.subagentRunId === 'string' && ownerOf(ev) !== owner) wrong.push(`subagentRunId ${JSON.stringify(ev.subagentRunId)}, where its owner is ${owner === '' ? 'the parent agent' : JSON.stringify(owner)}`);
+    if (wrong.length) {
+      sink.report(CONVERSATION_RULES.reopenDisagrees, `TOOL_CALL_START reopens tool call ${JSON.stringify(id)} with ${wrong.join('; ')}`, { event: index, path: '/toolCallId' });
+    }
+    if (sameRun) return;
+    const since =
+      origin?.how === 'input' ? "the input's messages"
+      : origin?.how === 'snapshot' ? `the MESSAGES_SNAPSHOT at event ${origin.event}`
+      : origin?.how === 'echo' ? `RUN_STARTED.input at event ${origin.event}`
+      : `event ${opened?.event ?? origin?.event} of an earlier run on this stream`;
+    this.restreams.set(id, { id, event: index, since, before: call.function.arguments });
+  }
+
+  private reportRestream(r: Restream): void {
+    this.restreams.delete(r.id);
+    const now = this.findCall(r.id)?.call.function.arguments ?? r.before;
+    const args = now === r.before ? `its arguments stay ${preview(now, 80)}` : `its TOOL_CALL_ARGS append to the arguments it held (${preview(r.before, 60)}): the consumer now holds ${preview(now, 80)}`;
+    this.o.sink?.report(
+      CONVERSATION_RULES.restreamed,
+      `TOOL_CALL_START streams tool call ${JSON.stringify(r.id)} again, which the consumer already held from ${r.since}; ${args}. History the consumer holds is restated by MESSAGES_SNAPSHOT, not re-streamed`,
+      { event: r.event, path: '/toolCallId' },
+    );
+  }
+
+  private flushRestreams(): void {
+    for (const r of [...this.restreams.values()]) this.reportRestream(r);
+  }
+
+  private snapshot(ev: Ev, index: number): void {
+    // Copies: the model edits what it holds, and the event stays as received for the views.
+    const incoming = (Array.isArray(ev.messages) ? ev.messages.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
+    const byId = new Map(incoming.map((m) => [m.id, m]));
+    const hasActivity = incoming.some((m) => m.role === 'activity');
+    const hasReasoning = incoming.some((m) => m.role === 'reasoning');
+    // 1.0.0 lets the snapshot's metadata name the authoritative activity types; 0.0.59 knows no such thing.
+    const authoritative = this.o.legacy?.() ? undefined : authoritativeActivityTypes(ev);
+    const exempt = (m: HeldMessage): boolean =>
+      (m.role === 'activity' && (authoritative ? !authoritative.includes(m.activityType as string) : authoritative !== null && !hasActivity)) || (m.role === 'reasoning' && !hasReasoning);
+    const dropped: HeldMessage[] = [];
+    const kept: HeldMessage[] = [];
+    for (const m of this.messages) {
+      const next = byId.get(m.id);
+      if (next !== undefined) {
+        // 0.0.59 keeps an exempt message's own copy even when the snapshot lists it; 1.0.0 takes the snapshot's.
+        const replacement = this.o.legacy?.() && exempt(m) ? m : next;
+        if (replacement !== m) {
+          this.origins.set(replacement, this.origins.get(m)!);
+          if (!jsonEqual(replacement, m)) this.mark(replacement, index);
+          else if (this.touched.has(m)) this.mark(replacement, this.touched.get(m)!);
+        }
+        kept.push(replacement);
+      } else if (exempt(m)) kept.push(m);
+      else dropped.push(m);
+    }
+    const held = new Set(kept.map((m) => m.id));
+    const added: HeldMessage[] = [];
+    for (const m of incoming) {
+      if (held.has(m.id)) continue;
+      kept.push(m);
+      added.push(m);
+      this.origins.set(m, { how: 'snapshot', event: index, run: this.run });
+      this.mark(m, index);
+    }
+    this.messages = kept;
+    this.revision++;
+    if (!this.o.sink) return;
+    for (const m of dropped) if (this.origins.get(m)?.how === 'stream') this.reportDrop(m, added, incoming, index);
+    for (const { tool, answer } of this.outOfOrder()) {
+      if (this.misplaced.has(tool.id)) continue;
+      this.misplaced.add(tool.id);
+      const at = incoming.findIndex((m) => m.id === tool.id);
+      this.o.sink.report(
+        CONVERSATION_RULES.toolAfterAnswer,
+        `After this snapshot the consumer holds tool message ${JSON.stringify(tool.id)} (the result of ${JSON.stringify(tool.toolCallId)}) after ${describeMessage(answer)}, which follows the call: the history, and every later RunAgentInput.messages, gives the answer before the result it answers`,
+        { event: index, path: at >= 0 ? `/messages/${at}` : '/messages' },
+      );
+    }
+  }
+
+  private reportDrop(m: HeldMessage, added: HeldMessage[], incoming: JsonObject[], index: number): void {
+    const origin = this.origins.get(m)!;
+    // What stands in for it: a new message answering the same call, or saying the same thing.
+    const same = added.find((a) =>
+      m.role === 'tool' ? a.role === 'tool' && a.toolCallId === m.toolCallId
+      : callsOf(m).length > 0 ? callsOf(a).some((c) => callsOf(m).some((d) => d.id === c.id))
+      : a.role === m.role && jsonEqual(a.content, m.content),
+    );
+    const at = same ? incoming.indexOf(same) : -1;
+    const instead = same ? `, listing ${m.role === 'tool' && jsonEqual(same.content, m.content) ? 'the same result' : 'its counterpart'} as ${JSON.stringify(same.id)} instead: the consumer drops ${JSON.stringify(m.id)} and appends ${JSON.stringify(same.id)} at the end` : ': the consumer drops it';
+    this.o.sink!.report(
+      CONVERSATION_RULES.snapshotDropsOwn,
+      `MESSAGES_SNAPSHOT leaves out ${describeMessage(m)}, which this stream emitted at event ${origin.event}${instead}`,
+      { event: index, path: at >= 0 ? `/messages/${at}` : '/messages' },
+    );
+  }
+
+  /** Tool messages held after an assistant message that follows their call's message. */
+  private outOfOrder(): { tool: HeldMessage; answer: HeldMessage }[] {
+    const callAt = new Map<unknown, number>();
+    const out: { tool: HeldMessage; answer: HeldMessage }[] = [];
+    let lastAssistant = -1;
+    this.messages.forEach((m, i) => {
+      if (m.role === 'assistant') {
+        for (const c of callsOf(m)) if (!callAt.has(c.id)) callAt.set(c.id, i);
+        lastAssistant = i;
+        return;
+      }
+      if (m.role !== 'tool') return;
+      const call = callAt.get(m.toolCallId);
+      if (call !== undefined && lastAssistant > call) out.push({ tool: m, answer: this.messages[lastAssistant]! });
+    });
+    return out;
+  }
+}
