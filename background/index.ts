@@ -16,7 +16,7 @@ import {
 } from '../src/messages.ts';
 import { resend, resendHeaders } from './acts.ts';
 import { syncOrigins } from './origins.ts';
-import { Session, type Applied } from './session.ts';
+import { Budget, Session, type Applied } from './session.ts';
 import { Store, type Append, type MetaRecord } from './store.ts';
 
 interface Pending extends Append {
@@ -30,6 +30,8 @@ interface Pending extends Append {
  */
 const worker = {
   sessions: new Map<number, Session>(),
+  /** What all tabs' sessions hold together, against the total cap. */
+  budget: new Budget(),
   limits: { ...DEFAULT_LIMITS } as Limits,
   store: null as Store | null,
   /** Sessions with a backlog, taking turns: one tab's pathological stream does not starve another's. */
@@ -74,7 +76,7 @@ function sanitizeLimits(l: Partial<Limits>): Limits {
 function sessionFor(tabId: number, url = ''): Session {
   let s = worker.sessions.get(tabId);
   if (!s) {
-    s = new Session(tabId, url, false, worker.limits);
+    s = new Session(tabId, url, false, worker.limits, undefined, worker.budget);
     learnHealth(s);
     worker.sessions.set(tabId, s);
   }
@@ -254,7 +256,7 @@ const ready: Promise<void> = (async () => {
   try {
     worker.store = await Store.open();
     for (const { meta, log } of await worker.store.load()) {
-      const s = new Session(meta.tabId, meta.url, meta.preserve, worker.limits, meta.dropped);
+      const s = new Session(meta.tabId, meta.url, meta.preserve, worker.limits, meta.dropped, worker.budget);
       s.docs = meta.docs;
       s.recording = meta.recording !== false;
       s.next = meta.next;

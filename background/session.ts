@@ -2,8 +2,11 @@
  * One tab's capture: its AG-UI exchanges in the order they began, each analysed incrementally as
  * its chunks arrive, within the tab's memory caps.
  *
- * Caps: response and request bytes held count against `maxBytes`; a chunk that would exceed it is
- * dropped and its exchange marked `capped` (its analysis stops there, since the analyzer would
+ * Caps: every byte the session stores counts against `maxBytes` — response chunks, request bodies, and
+ * each exchange's URLs, method, content types, status text and error (a URL may be 8 KB, so 2,000
+ * requests can hold 16 MB in URLs alone) — and against the `Budget` all tabs share. An exchange whose
+ * head would exceed either is not recorded; a request body that would is dropped (`too-large`); a chunk
+ * that would is dropped and its exchange marked `capped` (its analysis stops there, since the analyzer would
  * otherwise judge a stream with a hole in it). Event records kept for the timeline count against
  * `maxEvents`; beyond it they are dropped while the analysis itself continues. Every drop is counted.
  *
@@ -14,7 +17,7 @@
 import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type StateDiff } from '../src/detail/index.ts';
 import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
-  byThePage, eventView, noneUnsaved,
+  LIMITS, byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
   type SessionSummary, type SessionView, type Unsaved,
 } from '../src/messages.ts';
@@ -57,6 +60,15 @@ export interface Applied {
 }
 
 export const noDrops = (): DropCounts => ({ exchanges: 0, chunks: 0, bytes: 0, events: 0, rejected: 0 });
+
+/** The bytes every session holds together; the worker shares one among its sessions. */
+export class Budget {
+  held = 0;
+  constructor(readonly max: number = LIMITS.totalBytes) {}
+}
+
+/** What an exchange's stored strings weigh, counted as its bodies are (UTF-16 code units). */
+const weight = (...texts: (string | null | undefined)[]) => texts.reduce((n, t) => n + (t?.length ?? 0), 0);
 
 export class Session {
   private exchanges: Exchange[] = [];
@@ -103,7 +115,24 @@ export class Session {
     public preserve: boolean,
     public limits: Limits,
     public dropped: DropCounts = noDrops(),
+    private readonly budget: Budget = new Budget(),
   ) {}
+
+  /** Holds `n` more bytes if both this tab's cap and all tabs' budget allow it. */
+  private hold(n: number): boolean {
+    if (!this.fits(n)) return false;
+    this.count(n);
+    return true;
+  }
+
+  private fits(n: number): boolean {
+    return this.bytes + n <= this.limits.maxBytes && this.budget.held + n <= this.budget.max;
+  }
+
+  private count(n: number): void {
+    this.bytes += n;
+    this.budget.held += n;
+  }
 
   /**
    * Forgets everything captured; settings (preserve, limits) stay. So do the documents the page script
@@ -115,6 +144,7 @@ export class Session {
     this.byKey.clear();
     this.reader = new SessionReader();
     this.events = 0;
+    this.budget.held -= this.bytes;
     this.bytes = 0;
     this.backlog = [];
     this.step = null;
@@ -234,14 +264,20 @@ export class Session {
         return false;
       }
       if (this.exchanges.length >= MAX_EXCHANGES) return this.refuse('exchanges');
+      const head = weight(msg.url, msg.method, msg.requestContentType);
+      if (!this.hold(head)) {
+        // Its later messages go as quietly as a paused exchange's: the drop is counted once, here.
+        this.unrecorded.add(key);
+        this.drop('exchanges', 1, head);
+        return false;
+      }
       let body = msg.requestBody;
       let note = msg.requestBodyNote;
-      if (body !== null && this.bytes + body.length > this.limits.maxBytes) {
+      if (body !== null && !this.hold(body.length)) {
         this.drop('bytes', 0, body.length);
         body = null;
         note = 'too-large';
       }
-      this.bytes += body?.length ?? 0;
       const x: Exchange = {
         view: {
           id: key, api: msg.api, url: msg.url, method: msg.method, startedAt: msg.t,
@@ -264,6 +300,11 @@ export class Session {
     switch (msg.k) {
       case 'response': {
         if (x.view.response) return false;
+        // The response head is kept even over the cap (the exchange cannot be read without its content
+        // type); it is counted, and the exchange is capped: none of its body is stored then.
+        const head = weight(msg.contentType, msg.url, msg.statusText);
+        if (!this.fits(head)) this.cap(x);
+        this.count(head);
         x.view.response = {
           status: msg.status, statusText: msg.statusText, contentType: msg.contentType, url: msg.url,
           redirected: msg.redirected, reconstructed: msg.reconstructed, receivedAt: msg.t,
@@ -292,7 +333,7 @@ export class Session {
       case 'chunk': {
         if (!x.view.response) return this.refuse('rejected');
         const bytes = msg.bytes;
-        if (x.view.capped || this.bytes + bytes.byteLength > this.limits.maxBytes) {
+        if (x.view.capped || !this.hold(bytes.byteLength)) {
           this.drop('chunks', 1, bytes.byteLength);
           this.cap(x);
           return false;
@@ -300,11 +341,12 @@ export class Session {
         const time = msg.t - x.view.startedAt;
         x.chunks.push({ time, bytes });
         x.view.bytes += bytes.byteLength;
-        this.bytes += bytes.byteLength;
         yield* this.analyseChunk(x, bytes, time);
         return true;
       }
       case 'end':
+        // The page's error text is bounded (LIMITS.text) and kept like the response head, counted either way.
+        this.count(weight(msg.error));
         x.view.endedAt = msg.t;
         x.view.outcome = msg.outcome;
         x.view.error = msg.error;

@@ -55,7 +55,7 @@ const STATUS_TEXT: Partial<Record<SessionState['status'], string>> = {
 
 function Toolbar({ source, state, actions, ticked }: { source: SessionSource; state: SessionState; actions: SourceActions; ticked: Set<string> }) {
   const s = state.stats;
-  const dropped = s ? s.dropped.exchanges + s.dropped.chunks + s.dropped.events + s.dropped.rejected : 0;
+  const dropped = s ? s.dropped.exchanges + s.dropped.chunks + s.dropped.events + s.dropped.rejected + s.dropped.bytes : 0;
   return (
     <div class="toolbar" role="toolbar" aria-label="Capture">
       {source.setRecording ? (
@@ -79,7 +79,11 @@ function Toolbar({ source, state, actions, ticked }: { source: SessionSource; st
       {state.progress ? <ImportProgressBar progress={state.progress} /> : null}
       {s ? (
         <span class="stats muted" data-testid="stats">
-          {s.exchanges} exchanges · {s.events} events · {formatBytes(s.bytes)}{dropped > 0 ? <strong class="sev-warning"> · dropped: {s.dropped.exchanges} exchanges, {s.dropped.chunks} chunks, {s.dropped.events} events, {s.dropped.rejected} rejected</strong> : null}
+          {s.exchanges} exchanges · {s.events} events · {formatBytes(s.bytes)}{dropped > 0 ? (
+            <strong class="sev-warning" data-testid="drop-notice" title={`A tab holds at most ${formatBytes(s.limits.maxBytes)} and ${s.limits.maxEvents} events, all tabs together ${formatBytes(LIMITS.totalBytes)}: URLs, bodies and every other stored byte count.`}>
+              {' '}· dropped: {s.dropped.exchanges} exchanges, {s.dropped.chunks} chunks, {formatBytes(s.dropped.bytes)}, {s.dropped.events} events, {s.dropped.rejected} rejected
+            </strong>
+          ) : null}
         </span>
       ) : null}
     </div>

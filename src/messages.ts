@@ -48,6 +48,8 @@ export const LIMITS = {
    * analyses and persists must not lose what the worker would still have kept.
    */
   relayBuffer: 64 * 1024 * 1024,
+  /** What all tabs' sessions together may hold (four default tab caps); beyond it capture drops and counts as at a tab's cap. */
+  totalBytes: 256 * 1024 * 1024,
 } as const;
 
 export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Session } from '../../background/session.ts';
+import { Budget, Session } from '../../background/session.ts';
 import { analyzeExchanges, type ExchangeReport } from '../../src/analyzer/index.ts';
 import { DETAIL_PARTS, SessionReader } from '../../src/detail/index.ts';
 import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';
@@ -109,6 +109,47 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(a.capped, true);
     assert.ok(s.stats().dropped.chunks > 0);
     assert.ok(!a.report!.findings.some((f) => f.rule === 'lifecycle/truncated'), 'a capped stream is not judged as if it ended there');
+  });
+
+  it('counts every stored byte against the tab\'s cap, URLs and heads too: long query strings cannot hide', () => {
+    const url = `http://127.0.0.1/agent?q=${'x'.repeat(8000)}`;
+    const long = (id: number) => exchange(id, `r${id}`).map((m) => (m.k === 'open' || m.k === 'response' ? { ...m, url } : m));
+    const one = new Session(1, 'u', false, DEFAULT_LIMITS);
+    one.receive('doc', 1, long(1));
+    drain(one);
+    const held = one.stats().bytes;
+    const bodies = input('r1').length + utf8.encode(body('r1')).length;
+    assert.ok(held >= bodies + 2 * url.length, `both URLs count (${held} bytes held, ${bodies} of bodies)`);
+    // A cap that fits three such exchanges holds three, and refuses the rest whole, counting them.
+    const s = new Session(1, 'u', false, { maxEvents: DEFAULT_LIMITS.maxEvents, maxBytes: held * 3 + 10 });
+    for (let id = 1; id <= 20; id++) s.receive('doc', id, long(id));
+    drain(s);
+    assert.equal(s.captured().length, 3);
+    assert.ok(s.stats().bytes <= held * 3 + 10, 'never over the cap');
+    assert.equal(s.stats().dropped.exchanges, 17, 'the refused exchanges are counted');
+    assert.ok(s.stats().dropped.bytes >= 17 * url.length, 'and their bytes');
+    assert.equal(s.stats().dropped.rejected, 0, 'their later messages are let go quietly, not as rejected');
+  });
+
+  it('a cap across tabs: sessions sharing a budget hold no more than it together, and a reset gives its share back', () => {
+    const one = new Session(9, 'u', false, DEFAULT_LIMITS);
+    one.receive('doc', 1, exchange(1, 'r1'));
+    drain(one);
+    const size = one.stats().bytes;
+    const budget = new Budget(size * 2 + 10);
+    const tabs = [1, 2, 3].map((tab) => new Session(tab, 'u', false, DEFAULT_LIMITS, undefined, budget));
+    for (const [i, t] of tabs.entries()) {
+      t.receive('doc', 1, exchange(1, `r${i}`));
+      drain(t);
+    }
+    assert.deepEqual(tabs.map((t) => t.captured().length), [1, 1, 0], 'the third tab is over the total cap');
+    assert.equal(tabs[2]!.stats().dropped.exchanges, 1, 'and says what it dropped');
+    assert.ok(budget.held <= budget.max);
+    tabs[0]!.reset('u');
+    assert.equal(budget.held, size, 'a cleared (or closed) tab frees its bytes');
+    tabs[2]!.receive('doc', 2, exchange(2, 'again'));
+    drain(tabs[2]!);
+    assert.equal(tabs[2]!.captured().length, 1, 'so another tab may capture again');
   });
 
   it('after a restart, replaying the stored log restores the same session and answers once restored', async () => {
