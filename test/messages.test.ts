@@ -1,7 +1,7 @@
 /** The message API's runtime checks, without a browser: each accepts exactly the shapes `src/messages.ts` names. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BINARY_PROBE, LIMITS, checkPageBatch, checkPanelMessage, checkRelayMessage, checkRequest, type Request } from '../src/messages.ts';
+import { BINARY_PROBE, LIMITS, MAX_HEADER_NAMES, checkActed, checkPageBatch, checkPanelMessage, checkRelayMessage, checkRequest, type Request } from '../src/messages.ts';
 
 describe('checkRequest: what an extension page may ask the worker', () => {
   const valid: Request[] = [
@@ -60,6 +60,20 @@ describe('checkRequest: what an extension page may ask the worker', () => {
   });
 });
 
+describe('checkActed: what the page script answers an act', () => {
+  it('copies out the three answers, bounded, and refuses anything else', () => {
+    for (const x of [{ acted: 3, result: { names: ['authorization', 'x-app'] } }, { acted: 3, result: { names: null } }, { acted: 3, result: { sent: true } }, { acted: 3, result: { error: 'TypeError: Failed to fetch' } }]) {
+      assert.deepEqual(checkActed(x), x);
+    }
+    const bad = [
+      null, { acted: 3 }, { acted: -1, result: { sent: true } }, { acted: 3, result: { sent: false } }, { acted: 3, result: { sent: true, names: [] } },
+      { acted: 3, result: { names: Array.from({ length: MAX_HEADER_NAMES + 1 }, (_, i) => `x-${i}`) } }, { acted: 3, result: { names: [1] } },
+      { acted: 3, result: { error: 'x'.repeat(LIMITS.text + 1) } }, { acted: 3, result: { names: [] }, more: 1 },
+    ];
+    for (const x of bad) assert.equal(checkActed(x), null, JSON.stringify(x).slice(0, 80));
+  });
+});
+
 describe('checkPanelMessage', () => {
   it('accepts a subscription to one tab, and nothing else', () => {
     assert.deepEqual(checkPanelMessage({ type: 'subscribe', tabId: 7 }), { type: 'subscribe', tabId: 7 });
@@ -79,6 +93,10 @@ describe('checkPageBatch and checkRelayMessage: what crosses from the page', () 
     assert.equal(checkPageBatch({ length: 1 }), null);
     assert.equal(checkPageBatch(Array.from({ length: LIMITS.batch + 1 }, () => end)), null);
     assert.equal(checkPageBatch([{ ...open, url: 'x'.repeat(LIMITS.url + 1) }])![0], null);
+  });
+  it("takes an open's act ref, but never the resent exchange only the worker may name", () => {
+    assert.deepEqual(checkPageBatch([{ ...open, by: 9 }]), [{ ...open, by: 9 }]);
+    assert.deepEqual(checkPageBatch([{ ...open, of: 'doc:1' }, { ...open, by: 9, of: 'doc:1' }, { ...open, by: -1 }, { ...open, by: '9' }]), [null, null, null, null]);
   });
   it('refuses a relay batch with any malformed member whole, and decodes base64 chunk bytes', () => {
     const ok = checkRelayMessage({ type: 'capture', seq: 1, msgs: [open, { ...chunk, bytes: 'ZGE=' }, end] });

@@ -168,6 +168,34 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(restarted.receive('doc', 1, exchange(1, 'r1')), false, 'what was stored is not taken again');
   });
 
+  it('marks a resend only for an act it has outstanding, keeps the mark in its log across a restart, and judges an input without recording it', () => {
+    const live = new Session(1, 'u', false, DEFAULT_LIMITS);
+    const opened: string[] = [];
+    live.acts.set(77, { of: 'doc:1', opened: (id) => opened.push(id) });
+    const by = (msgs: PageMessage[], ref: number): PageMessage[] => msgs.map((m) => (m.k === 'open' ? { ...m, by: ref } : m));
+    live.receive('doc', 1, exchange(1, 'r1'));
+    // A page claiming a ref nobody asked for (5), and then the act the worker sent (77); the same ref twice is the page's own.
+    live.receive('doc', 2, [...by(exchange(2, 'r2'), 5), ...by(exchange(3, 'r3'), 77), ...by(exchange(4, 'r4'), 77)]);
+    const log = drain(live).map((a) => ({ doc: a.doc, msgs: a.kept }));
+    const marks = (s: Session) => s.snapshot().exchanges.map((x) => x.resentFrom ?? null);
+    assert.deepEqual(marks(live), [null, null, 'doc:1', null]);
+    assert.deepEqual(opened, ['doc:3']);
+    assert.equal(live.acts.size, 0);
+    assert.ok(log.flatMap((r) => r.msgs).every((m) => m.k !== 'open' || !('by' in m)), 'the log keeps the resolved mark, not the ref');
+    const restarted = new Session(1, 'u', false, DEFAULT_LIMITS);
+    restarted.docs = { doc: 2 };
+    restarted.replay(log);
+    drain(restarted);
+    assert.deepEqual(marks(restarted), marks(live));
+
+    // Judged against the thread as the session left it; judging records nothing.
+    const judged = live.checkInput(input('r5'));
+    assert.equal(judged.verdict, 'valid');
+    assert.deepEqual(judged.uncovered, []);
+    assert.equal(live.checkInput('{').verdict, 'invalid');
+    assert.equal(live.snapshot().exchanges.length, 4);
+  });
+
   it("answers each part of an exchange's detail from the analysis that judged it, the same as a reading of the same bytes", () => {
     const s = new Session(1, 'u', false, DEFAULT_LIMITS);
     s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2')]);
