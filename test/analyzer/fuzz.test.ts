@@ -191,7 +191,7 @@ describe('analyzer under hostile input', () => {
         () => ({ type: 'ACTIVITY_SNAPSHOT', messageId: pick(ids), activityType: 'A', content: {}, ...owner }),
         () => ({ type: 'ACTIVITY_DELTA', messageId: pick(ids), activityType: 'A', patch: [], ...owner }),
         () => ({ type: 'MESSAGES_SNAPSHOT', messages: [] }),
-        () => ({ type: pick(['RAW', 'CUSTOM', 'NOT_A_TYPE']), event: {}, name: 'n', value: 1 }),
+        () => ({ type: pick(['RAW', 'CUSTOM', 'NOT_A_TYPE']), event: {}, name: pick(['n', 'on_interrupt']), value: 1 }),
       ])();
       return base;
     };
