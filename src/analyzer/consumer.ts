@@ -138,6 +138,13 @@ export class ConsumerModel {
   /** Tool messages already reported out of order, by id: one finding each. */
   private readonly misplaced = new Set<unknown>();
   private run = -1;
+  /**
+   * Where each id first sits in `messages`, so a lookup by id is not a scan of the whole conversation
+   * (n messages open at once would make a stream quadratic). Appends keep it; any other change drops it,
+   * and the next lookup rebuilds it from `messages`, the one truth.
+   */
+  private readonly activityTargets = new WeakMap<HeldMessage, PatchTarget>();
+  private positions: { of: HeldMessage[]; length: number; at: Map<unknown, number> } | null = null;
 
   constructor(private readonly o: ConsumerModelOptions) {
     this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
@@ -160,8 +167,19 @@ export class ConsumerModel {
     this.revision++;
   }
 
+  private indexOf(id: unknown): number {
+    const p = this.positions;
+    if (p === null || p.of !== this.messages || p.length !== this.messages.length) {
+      const at = new Map<unknown, number>();
+      this.messages.forEach((m, i) => at.has(m.id) || at.set(m.id, i));
+      this.positions = { of: this.messages, length: this.messages.length, at };
+    }
+    return this.positions!.at.get(id) ?? -1;
+  }
+
   private find(id: unknown): HeldMessage | undefined {
-    return this.messages.find((m) => m.id === id);
+    const at = this.indexOf(id);
+    return at === -1 ? undefined : this.messages[at];
   }
 
   private findCall(id: unknown): { holder: HeldMessage; call: HeldCall } | undefined {
@@ -174,6 +192,11 @@ export class ConsumerModel {
 
   private add(m: HeldMessage, how: Origin['how'], event: number): HeldMessage {
     this.messages.push(m);
+    const p = this.positions;
+    if (p !== null && p.of === this.messages && p.length === this.messages.length - 1) {
+      p.length++;
+      if (!p.at.has(m.id)) p.at.set(m.id, this.messages.length - 1);
+    }
     this.origins.set(m, { how, event, run: this.run });
     this.mark(m, event);
     return m;
@@ -275,6 +298,7 @@ export class ConsumerModel {
         let i = at + 1;
         while (i < this.messages.length && this.messages[i]!.role === 'tool') i++;
         this.messages.splice(i, 0, m);
+        this.positions = null;
         this.origins.set(m, { how: 'stream', event: index, run: this.run });
         this.mark(m, index);
         return;
@@ -282,7 +306,7 @@ export class ConsumerModel {
       case 'MESSAGES_SNAPSHOT':
         return this.snapshot(ev, index);
       case 'ACTIVITY_SNAPSHOT': {
-        const at = this.messages.findIndex((m) => m.id === ev.messageId);
+        const at = this.indexOf(ev.messageId);
         const held = at >= 0 ? this.messages[at] : undefined;
         const replace = ev.replace ?? true;
         const fresh: HeldMessage = {
@@ -309,13 +333,20 @@ export class ConsumerModel {
         return;
       }
       case 'ACTIVITY_DELTA': {
-        const at = this.messages.findIndex((m) => m.id === ev.messageId);
+        const at = this.indexOf(ev.messageId);
         const held = at >= 0 ? this.messages[at] : undefined;
         if (!held || held.role !== 'activity') return;
         merge(held, ev);
         // A patch that does not apply leaves the activity as it was, as the reference keeps it.
-        const patched = new PatchTarget(held.content ?? {}).apply(Array.isArray(ev.patch) ? ev.patch : []);
-        if (patched.ok) this.replaceAt(at, { ...held, content: structuredClone(patched.doc), activityType: ev.activityType }, index);
+        // One target per activity while its content is the one the target produced: a fresh target (or a
+        // clone) per delta would copy the whole content each time, quadratic in the deltas.
+        const kept = this.activityTargets.get(held);
+        const target = kept && kept.doc === held.content ? kept : new PatchTarget(structuredClone(held.content ?? {}));
+        const patched = target.apply(Array.isArray(ev.patch) ? ev.patch : []);
+        if (!patched.ok) return;
+        const next = { ...held, content: target.doc, activityType: ev.activityType };
+        this.activityTargets.set(next, target);
+        this.replaceAt(at, next, index);
         return;
       }
       case 'REASONING_ENCRYPTED_VALUE': {
@@ -349,6 +380,7 @@ export class ConsumerModel {
   private replaceAt(at: number, next: HeldMessage, index: number): void {
     const was = this.messages[at]!;
     this.messages[at] = next;
+    if (next.id !== was.id) this.positions = null;
     this.origins.set(next, this.origins.get(was) ?? { how: 'stream', event: index, run: this.run });
     this.mark(next, index);
   }

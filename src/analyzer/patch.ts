@@ -80,6 +80,8 @@ type Undo =
 export class PatchTarget {
   /** Containers this target may write in place: nobody else holds them. */
   private readonly owned = new WeakSet<object>();
+  /** How many members this target has copied so far: what taking it fresh over a document cost. */
+  copied = 0;
   private log: Undo[] = [];
 
   constructor(public doc: unknown) {}
@@ -221,6 +223,7 @@ export class PatchTarget {
 
   private copy(c: Container): Container {
     const copy = Array.isArray(c) ? c.slice() : { ...c };
+    this.copied += Array.isArray(copy) ? copy.length : Object.keys(copy).length;
     this.owned.add(copy);
     return copy;
   }

@@ -36,8 +36,9 @@ export interface StateStep {
 }
 
 /**
- * Replaying deltas keeps every this-many steps' state on the way, so reading the steps backwards (a
- * scrubber) costs this many deltas a step, not every delta back to the last snapshot.
+ * Replaying deltas keeps a step's state at least every this-many steps on the way (further apart on a
+ * large state, whose copy costs more), so reading the steps backwards (a scrubber) costs that many deltas
+ * a step, not every delta back to the last snapshot.
  */
 const CHECKPOINT = 32;
 
@@ -71,11 +72,13 @@ class Step implements StateStep {
     for (; !from.known; from = from.prev!) pending.push(from);
     let target = new PatchTarget(from.value);
     // Each delta applied here applied to this very state when the stream was read.
-    for (let i = pending.length - 1; i >= 1; i--) {
+    for (let i = pending.length - 1, since = 0; i >= 1; i--) {
       const s = pending[i]!;
       if (s.delta) target.apply(s.delta);
-      if (i % CHECKPOINT !== 0) continue;
-      // A fresh target copies what it writes, so the checkpoint's state stays as it is.
+      // A fresh target copies what it writes, so the checkpoint's state stays as it is; waiting for at least
+      // as many deltas as the current target has copied members keeps that copying linear in the deltas.
+      if (++since < Math.max(CHECKPOINT, target.copied)) continue;
+      since = 0;
       s.known = true;
       s.value = target.doc;
       target = new PatchTarget(target.doc);
