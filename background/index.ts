@@ -409,11 +409,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     if (s) resetSession(s, s.url);
     return { ok: true };
   },
-  'agui-inspector/session': async (req) => {
-    const s = worker.sessions.get(req.tabId);
-    await s?.restored;
-    return s?.snapshot() ?? null;
-  },
+  'agui-inspector/session': async (req) => (await restored(req.tabId))?.snapshot() ?? null,
   'agui-inspector/sessions': () => [...worker.sessions.values()].map((s) => s.summary()),
   'agui-inspector/record': (req) => {
     const s = sessionFor(req.tabId);
@@ -445,13 +441,23 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     return worker.limits;
   },
   'agui-inspector/origins': () => syncOrigins(),
-  'agui-inspector/detail': (req) => worker.sessions.get(req.tabId)?.detail(req.exchangeId, req.part) ?? null,
-  'agui-inspector/state-at': (req) => worker.sessions.get(req.tabId)?.stateAt(req.exchangeId, req.step) ?? null,
+  'agui-inspector/detail': async (req) => (await restored(req.tabId))?.detail(req.exchangeId, req.part) ?? null,
+  'agui-inspector/state-at': async (req) => (await restored(req.tabId))?.stateAt(req.exchangeId, req.step) ?? null,
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
-  'agui-inspector/resend-headers': (req) => resendHeaders(worker.sessions.get(req.tabId), req.exchangeId),
-  'agui-inspector/resend': (req) => resend(worker.sessions.get(req.tabId), req.exchangeId, req.body, req.reuse),
-  'agui-inspector/state-diff': (req) => worker.sessions.get(req.tabId)?.stateDiff(req.exchangeId, req.step) ?? null,
+  'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),
+  'agui-inspector/resend': async (req) => resend(await restored(req.tabId), req.exchangeId, req.body, req.reuse),
+  'agui-inspector/state-diff': async (req) => (await restored(req.tabId))?.stateDiff(req.exchangeId, req.step) ?? null,
 };
+
+/**
+ * A tab's session once its stored log is replayed: a question about an exchange asked while a restarted
+ * worker is still replaying would otherwise be answered "no such exchange", and the panel would keep that.
+ */
+async function restored(tabId: number): Promise<Session | undefined> {
+  const s = worker.sessions.get(tabId);
+  await s?.restored;
+  return s;
+}
 
 async function answer<R extends Request>(req: R): Promise<Reply<R>> {
   await ready;

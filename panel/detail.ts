@@ -27,7 +27,10 @@ function entryOf(x: PanelExchange, part: DetailPart): Entry {
   return e;
 }
 
-function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry): void {
+/** Waits before asking again after a question that went unanswered (the worker restarting), in ms. */
+const RETRIES = [100, 400, 1600];
+
+function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry, tries = 0): void {
   if (e.asking || e.rev === x.rev) return;
   e.asking = true;
   const rev = x.rev;
@@ -39,7 +42,17 @@ function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry
     // Changed while asked: ask again, for whoever still shows it.
     if (e.listeners.size > 0) ask(source, x, part, e);
   };
-  source.detail(x, part).then(settle, () => settle(null));
+  // A message that reached no worker says nothing of the exchange: asked again a few times before the
+  // view says "Not available", which it would otherwise keep until the exchange next changed.
+  const unanswered = (): void => {
+    const wait = RETRIES[tries];
+    if (wait === undefined) return settle(null);
+    setTimeout(() => {
+      e.asking = false;
+      if (e.listeners.size > 0) ask(source, x, part, e, tries + 1);
+    }, wait);
+  };
+  source.detail(x, part).then(settle, unanswered);
 }
 
 /**
