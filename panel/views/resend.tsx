@@ -168,7 +168,7 @@ function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
           {interrupts.filter((i) => i.message).map((i) => <span key={i.id} class="muted"> {i.id}: {i.message}</span>)}
         </p>
       ) : null}
-      <p class="resend-headers" data-testid="resend-headers" data-names={JSON.stringify(kept ?? [])} data-live={String(headers?.live ?? false)}>
+      <p class="resend-headers" data-testid="resend-headers" data-names={JSON.stringify(kept ?? [])} data-live={headers === null ? undefined : String(headers.live)}>
         {headers === null ? 'Asking the page which headers it keeps…' : kept === null
           ? (headers.live ? 'The page keeps no headers for this request: it goes with its content type only.' : 'The page that made this request is gone (reloaded or closed), and its headers with it: it goes with its content type only, from the page now in the tab.')
           : (
