@@ -9,7 +9,7 @@ import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
 
-export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
+export type { ConvChange, ConvChangeKind, ConvContent, ConvDiff, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
