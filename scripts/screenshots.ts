@@ -78,6 +78,18 @@ async function main(): Promise<void> {
       await panel.screenshot({ path: file });
       console.log(list, file);
     }
+    // At 400 px the Identity table's rows become labelled cards.
+    await panel.setViewportSize({ width: 400, height: 760 });
+    for (const theme of ['light', 'dark'] as const) {
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=identity`);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
+      await panel.locator('[data-testid=exchange-row]').nth(1).click();
+      await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
+      await sleep(100);
+      const file = join(OUT, `narrow-identity-${theme}.png`);
+      await panel.screenshot({ path: file });
+      console.log(file);
+    }
   } finally {
     await b.close();
     await agent.close();

@@ -58,12 +58,12 @@ export function IdentityView({ inp, runs }: { inp: InputDetail; runs: RunRow[] }
               <tr key={i} data-testid="identity-row" data-role={r.role} data-run={r.run ?? ''} {...(mismatch ? { 'data-mismatch': 'true' } : {})} class={mismatch ? 'mismatch' : ''}>
                 <th scope="row">{r.label}</th>
                 {KEYS.map((k) => (
-                  <td key={k} class={r.bad[k] ? 'bad' : ''} data-key={k} title={r.bad[k]}>
+                  <td key={k} class={r.bad[k] ? 'bad' : ''} data-key={k} data-label={k} title={r.bad[k]}>
                     <code>{show(r.values[k])}</code>
                     {r.bad[k] ? <span class="why"> ✖ {r.bad[k]}</span> : null}
                   </td>
                 ))}
-                <td>{r.role === 'input' ? '' : r.requested ? <span class="tag" data-testid="requested-run">requested</span> : <span class="tag muted" data-testid="replayed-run">replayed</span>}</td>
+                <td data-label="Run">{r.role === 'input' ? null : r.requested ? <span class="tag" data-testid="requested-run">requested</span> : <span class="tag muted" data-testid="replayed-run">replayed</span>}</td>
               </tr>
             );
           })}

@@ -1,11 +1,12 @@
 /**
  * A hostile page cannot spoof the capture channel, crash the worker or push it past its caps;
- * whatever is dropped is counted.
+ * whatever is dropped is counted, and the panel says so.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { formatBytes } from '../../panel/model.ts';
 import { HANDSHAKE } from '../../src/messages.ts';
 import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
 
@@ -116,6 +117,20 @@ describe('a hostile page', () => {
     assert.equal(x.request.body, null);
     assert.equal(x.request.note, 'too-large');
     assert.equal(x.capped, true);
+  });
+
+  test('the panel says what the cap dropped, in the worker\'s own figures', async () => {
+    const s = await stats();
+    const panel = await b.newPage();
+    try {
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}`);
+      const notice = await until('the drop notice', () => panel.evaluate(() => document.querySelector('[data-testid=drop-notice]')?.textContent ?? null));
+      assert.match(notice, new RegExp(`dropped: ${s.dropped.exchanges} exchanges, ${s.dropped.chunks} chunks, ${formatBytes(s.dropped.bytes).replace('.', '\\.')}, ${s.dropped.events} events`));
+      const title = await panel.evaluate(() => document.querySelector('[data-testid=drop-notice]')!.getAttribute('title'));
+      assert.match(title ?? '', new RegExp(`at most ${formatBytes(limits.maxBytes).replace('.', '\\.')} and ${limits.maxEvents} events`), 'the cap that was hit');
+    } finally {
+      await panel.close();
+    }
   });
 
   test('1,000 concurrent streams leave the worker alive and counting', async () => {

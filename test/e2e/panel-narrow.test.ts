@@ -1,9 +1,10 @@
 /**
  * The panel where DevTools actually sits: docked to the side, about 500 px wide. The real DevTools window
- * is narrowed to that width (and to 400 px) over CDP, light and dark; then every menu stays inside the
- * panel, the exchange list keeps number, endpoint, verdict and findings count in view without scrolling
- * sideways, rows that hit the same endpoint say what tells them apart, and no table cell is narrower than
- * its content's first word.
+ * is narrowed over CDP to DevTools' default docked width, to 500 px and to 400 px, light and dark; then
+ * every menu stays inside the panel, the exchange list keeps number, endpoint, verdict and findings count
+ * in view without scrolling sideways, rows that hit the same endpoint say what tells them apart, no table
+ * cell is narrower than its content's first word, and the Identity view neither scrolls sideways nor cuts
+ * a column off.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -20,6 +21,8 @@ interface Layout {
   menu: { left: number; right: number; buttonRight: number };
   /** Table cells narrower than their content's first word, per view. */
   cramped: string[];
+  /** The Identity view: how far it scrolls sideways, and whether each parentRunId cell is wholly in view. */
+  identity: { sideways: number; parents: boolean[] };
 }
 
 /** Measures the panel as it is laid out now. */
@@ -58,12 +61,18 @@ function measure(panel: TargetSession): Promise<Layout> {
     summary.click();
     await frame();
     const cramped: string[] = [];
+    const identity = { sideways: 0, parents: [] as boolean[] };
     for (const [view, rowIndex] of [['identity', 1], ['stripped', 2]] as const) {
       document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[rowIndex]!.click();
       await frame();
       document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();
       await frame();
       const cells = [...document.querySelectorAll<HTMLElement>('#view td')];
+      if (view === 'identity') {
+        const v = document.getElementById('view')!;
+        identity.sideways = Math.max(v.scrollWidth - v.clientWidth, document.documentElement.scrollWidth - width);
+        identity.parents = [...v.querySelectorAll('td[data-key=parentRunId]')].map(inside);
+      }
       if (cells.length === 0) cramped.push(`${view}: no table`);
       for (const td of cells) {
         const text = td.textContent ?? '';
@@ -86,7 +95,7 @@ function measure(panel: TargetSession): Promise<Layout> {
         if (rects.length > 1 || range.getBoundingClientRect().width > content + 1) cramped.push(`${view}: ${JSON.stringify(word[0].slice(0, 40))}`);
       }
     }
-    return { width, listOverflow: list.scrollWidth - list.clientWidth, rows, menu, cramped };
+    return { width, listOverflow: list.scrollWidth - list.clientWidth, rows, menu, cramped, identity };
   });
 }
 
@@ -132,8 +141,9 @@ for (const theme of ['light', 'dark'] as const) {
     });
     after(() => shown?.close());
 
-    for (const width of [500, 400]) {
-      test(`at ${width} px: menus inside, the list's key columns in view, rows told apart, tables readable`, async () => {
+    // 554 px is DevTools' default width docked to the side.
+    for (const width of [554, 500, 400]) {
+      test(`at ${width} px: menus inside, the list's key columns in view, rows told apart, tables readable, Identity not cut`, async () => {
         await narrowTo(devtools, panel, width);
         const layout = await measure(panel);
         assert.ok(layout.width <= width, `panel width ${layout.width}`);
@@ -147,6 +157,9 @@ for (const theme of ['light', 'dark'] as const) {
         assert.equal(chats.length, 3);
         assert.equal(new Set(chats.map((r) => r.hint)).size, 3, `rows at one endpoint read differently: ${chats.map((r) => r.hint).join(' | ')}`);
         assert.deepEqual(layout.cramped, []);
+        assert.ok(layout.identity.sideways <= 0, `the Identity view scrolls sideways by ${layout.identity.sideways} px`);
+        // The input and the identity scenario's run: RUN_STARTED and RUN_FINISHED.
+        assert.deepEqual(layout.identity.parents, [true, true, true], 'every parentRunId cell in view');
       });
     }
   });

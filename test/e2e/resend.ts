@@ -39,13 +39,16 @@ export function resendTests(target: Target): void {
     const seen: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
     let runs = 0;
 
+    const session = async (): Promise<SessionView> => (await b.request({ type: 'agui-inspector/session', tabId }))!;
+
+    /** Runs a demo scenario in the page; done once the worker holds its exchange, which arrives after the page's client is. */
     const run = async (scenario: string, opts: DemoRunOptions = {}): Promise<void> => {
       const n = runs++;
+      const held = (await session()).exchanges.length;
       const result = await page.evaluate(([s, o]) => window.demo.run(s, o), [scenario, { threadId: `thread-${scenario}-${n}`, delay: 2, headers: { Authorization: TOKEN }, ...opts }] as const);
       assert.equal(result.error, undefined, `${scenario} ran in the page`);
+      await until(`${scenario}'s exchange in the worker`, async () => (await session()).exchanges.length > held);
     };
-
-    const session = async (): Promise<SessionView> => (await b.request({ type: 'agui-inspector/session', tabId }))!;
 
     /** Waits until the panel lists `count` exchanges, none pending, and clicks the `at`-th. */
     const rows = async (count: number, at: number): Promise<void> => {
@@ -213,11 +216,7 @@ export function resendTests(target: Target): void {
       assert.equal((await session()).exchanges.at(-1)!.resentFrom, (await session()).exchanges[0]!.id);
     });
 
-    // Open (#22): in Firefox the compose buttons do not appear (the panel's runs/conversation detail never shows
-    // the interrupt there), and in Chromium the composed tool result failed in the clean-clone CI run of 699aa64.
-    const compose = target === 'firefox' ? test.todo : test;
-
-    compose('a composed resume covers both interrupts, shows one left uncovered before sending, and runs to completion', async () => {
+    test('a composed resume covers both interrupts, shows one left uncovered before sending, and runs to completion', async () => {
       await run('interrupt');
       const n = (await session()).exchanges.length;
       await rows(n, n - 1);
@@ -227,7 +226,7 @@ export function resendTests(target: Target): void {
       assert.deepEqual(body.resume.map((r) => r.interruptId), ['approve-send', 'choose-format']);
       assert.ok(body.messages.some((m) => m.role === 'assistant'), 'the conversation as the consumer holds it');
       assert.deepEqual((body.state as { report: unknown }).report, { status: 'awaiting-answers', answers: {} }, 'the state the run left');
-      await type(JSON.stringify({ ...body, resume: body.resume.slice(0, 1) }));
+      await type(JSON.stringify({ ...body, resume: body.resume.slice(0, 1) }, null, 2));
       assert.deepEqual(JSON.parse(await attr('resume-coverage', 'uncovered', (v) => v !== '[]')), ['choose-format']);
       assert.equal(await attr('resend-findings', 'verdict', (v) => v === 'invalid'), 'invalid');
       await picture(target, panel, 'resume-composer');
@@ -247,7 +246,7 @@ export function resendTests(target: Target): void {
       assert.match(JSON.stringify(answer), /as HTML/);
     });
 
-    compose('a composed tool result answers the pending frontend tool call and runs to completion', async () => {
+    test('a composed tool result answers the pending frontend tool call and runs to completion', async () => {
       await run('tools');
       const n = (await session()).exchanges.length;
       await rows(n, n - 1);
