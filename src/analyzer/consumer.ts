@@ -124,6 +124,11 @@ function callsOf(m: HeldMessage): HeldCall[] {
   return Array.isArray(m.toolCalls) ? (m.toolCalls.filter((c) => isObject(c) && isObject(c.function)) as HeldCall[]) : [];
 }
 
+interface FoundCall {
+  holder: HeldMessage;
+  call: HeldCall;
+}
+
 const describeMessage = (m: HeldMessage): string => `${String(m.role)} message ${JSON.stringify(m.id)}`;
 
 export class ConsumerModel {
@@ -138,13 +143,19 @@ export class ConsumerModel {
   /** Tool messages already reported out of order, by id: one finding each. */
   private readonly misplaced = new Set<unknown>();
   private run = -1;
+  private readonly activityTargets = new WeakMap<HeldMessage, PatchTarget>();
   /**
    * Where each id first sits in `messages`, so a lookup by id is not a scan of the whole conversation
-   * (n messages open at once would make a stream quadratic). Appends keep it; any other change drops it,
-   * and the next lookup rebuilds it from `messages`, the one truth.
+   * (n messages open at once would make a stream quadratic). Appends and inserts keep it, an insert
+   * paying for the messages it moves (a tool result lands just after its call, near the end); any other
+   * change drops it, and the next lookup rebuilds it from `messages`, the one truth.
    */
-  private readonly activityTargets = new WeakMap<HeldMessage, PatchTarget>();
   private positions: { of: HeldMessage[]; length: number; at: Map<unknown, number> } | null = null;
+  /**
+   * Which message first holds each tool call, and which assistant message first does (where a result is
+   * filed): a scan of every message's calls per TOOL_CALL_* event made n calls quadratic. Kept like `positions`.
+   */
+  private calls: { of: HeldMessage[]; length: number; any: Map<unknown, FoundCall>; assistant: Map<unknown, FoundCall> } | null = null;
 
   constructor(private readonly o: ConsumerModelOptions) {
     this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
@@ -167,14 +178,19 @@ export class ConsumerModel {
     this.revision++;
   }
 
+  /** `index` if it still describes `messages` (the same array, as long as it was), else null. */
+  private current<T extends { of: HeldMessage[]; length: number }>(index: T | null, length = this.messages.length): T | null {
+    return index !== null && index.of === this.messages && index.length === length ? index : null;
+  }
+
   private indexOf(id: unknown): number {
-    const p = this.positions;
-    if (p === null || p.of !== this.messages || p.length !== this.messages.length) {
+    let p = this.current(this.positions);
+    if (p === null) {
       const at = new Map<unknown, number>();
       this.messages.forEach((m, i) => at.has(m.id) || at.set(m.id, i));
-      this.positions = { of: this.messages, length: this.messages.length, at };
+      this.positions = p = { of: this.messages, length: this.messages.length, at };
     }
-    return this.positions!.at.get(id) ?? -1;
+    return p.at.get(id) ?? -1;
   }
 
   private find(id: unknown): HeldMessage | undefined {
@@ -182,24 +198,78 @@ export class ConsumerModel {
     return at === -1 ? undefined : this.messages[at];
   }
 
-  private findCall(id: unknown): { holder: HeldMessage; call: HeldCall } | undefined {
-    for (const holder of this.messages) {
-      const call = callsOf(holder).find((c) => c.id === id);
-      if (call) return { holder, call };
+  private callIndex(): NonNullable<ConsumerModel['calls']> {
+    let c = this.current(this.calls);
+    if (c === null) {
+      c = { of: this.messages, length: this.messages.length, any: new Map(), assistant: new Map() };
+      for (const m of this.messages) ConsumerModel.indexCalls(c, m);
+      this.calls = c;
     }
-    return undefined;
+    return c;
+  }
+
+  /** Files `holder`'s calls under their ids where no earlier message holds them: `holder` comes after every indexed one. */
+  private static indexCalls(c: NonNullable<ConsumerModel['calls']>, holder: HeldMessage): void {
+    for (const call of callsOf(holder)) {
+      if (!c.any.has(call.id)) c.any.set(call.id, { holder, call });
+      if (holder.role === 'assistant' && !c.assistant.has(call.id)) c.assistant.set(call.id, { holder, call });
+    }
+  }
+
+  /** The first message holding call `id`, and the first such call in it. */
+  private findCall(id: unknown): FoundCall | undefined {
+    return this.callIndex().any.get(id);
+  }
+
+  /** The first assistant message holding call `id`, and the first such call in it. */
+  private findAssistantCall(id: unknown): FoundCall | undefined {
+    return this.callIndex().assistant.get(id);
+  }
+
+  /** Where `m` sits, by its id when it is the first with it (nearly always), else by a scan. */
+  private positionOf(m: HeldMessage): number {
+    const at = this.indexOf(m.id);
+    return this.messages[at] === m ? at : this.messages.indexOf(m);
   }
 
   private add(m: HeldMessage, how: Origin['how'], event: number): HeldMessage {
     this.messages.push(m);
-    const p = this.positions;
-    if (p !== null && p.of === this.messages && p.length === this.messages.length - 1) {
+    const p = this.current(this.positions, this.messages.length - 1);
+    if (p !== null) {
       p.length++;
       if (!p.at.has(m.id)) p.at.set(m.id, this.messages.length - 1);
+    }
+    const c = this.current(this.calls, this.messages.length - 1);
+    if (c !== null) {
+      c.length++;
+      ConsumerModel.indexCalls(c, m);
     }
     this.origins.set(m, { how, event, run: this.run });
     this.mark(m, event);
     return m;
+  }
+
+  /** Puts `m` at `i`, moving what follows, with the indexes moved along rather than rebuilt. */
+  private insert(i: number, m: HeldMessage): void {
+    const p = this.current(this.positions);
+    const c = this.current(this.calls);
+    this.messages.splice(i, 0, m);
+    if (p !== null) {
+      // Each message after i moved up one; an id's entry moves with the message it names. From the end,
+      // so a later duplicate of an id, checked before its first is moved, cannot take the first's entry.
+      for (let j = this.messages.length - 1; j > i; j--) {
+        const id = this.messages[j]!.id;
+        if (p.at.get(id) === j - 1) p.at.set(id, j);
+      }
+      const first = p.at.get(m.id);
+      if (first === undefined || first > i) p.at.set(m.id, i);
+      p.length++;
+    }
+    // The call index names holders, not places: only calls `m` brings can change which holder comes first.
+    if (c !== null) {
+      if (callsOf(m).length === 0) c.length++;
+      else this.calls = null;
+    }
   }
 
   /** The event's metadata folded into `target`'s, key by key, the last write winning (@ag-ui/core mergeMetadata). */
@@ -293,12 +363,11 @@ export class ConsumerModel {
         };
         merge(m, ev);
         // The reference files a result after its call's message and the tool messages already answering it.
-        const at = this.messages.findIndex((x) => x.role === 'assistant' && callsOf(x).some((c) => c.id === ev.toolCallId));
-        if (at === -1) return void this.add(m, 'stream', index);
-        let i = at + 1;
+        const call = this.findAssistantCall(ev.toolCallId);
+        if (!call) return void this.add(m, 'stream', index);
+        let i = this.positionOf(call.holder) + 1;
         while (i < this.messages.length && this.messages[i]!.role === 'tool') i++;
-        this.messages.splice(i, 0, m);
-        this.positions = null;
+        this.insert(i, m);
         this.origins.set(m, { how: 'stream', event: index, run: this.run });
         this.mark(m, index);
         return;
@@ -351,14 +420,10 @@ export class ConsumerModel {
       }
       case 'REASONING_ENCRYPTED_VALUE': {
         if (ev.subtype === 'tool-call') {
-          for (const m of this.messages) {
-            if (m.role !== 'assistant') continue;
-            const call = callsOf(m).find((c) => c.id === ev.entityId);
-            if (call) {
-              call.encryptedValue = ev.encryptedValue;
-              this.mark(m, index);
-              return;
-            }
+          const found = this.findAssistantCall(ev.entityId);
+          if (found) {
+            found.call.encryptedValue = ev.encryptedValue;
+            this.mark(found.holder, index);
           }
           return;
         }
@@ -381,6 +446,8 @@ export class ConsumerModel {
     const was = this.messages[at]!;
     this.messages[at] = next;
     if (next.id !== was.id) this.positions = null;
+    // The index names holders: a holder replaced, or calls arriving with the replacement, rebuild it.
+    if (callsOf(was).length > 0 || callsOf(next).length > 0) this.calls = null;
     this.origins.set(next, this.origins.get(was) ?? { how: 'stream', event: index, run: this.run });
     this.mark(next, index);
   }
@@ -398,20 +465,29 @@ export class ConsumerModel {
       return;
     }
     const parentId = ev.parentMessageId;
-    const before = new Set(this.messages.map((m) => m.id));
-    let holder: HeldMessage | undefined;
-    if (parentId !== undefined && parentId !== null) {
-      const named = this.find(parentId);
-      if (named?.role === 'assistant') holder = named;
-      // A parent that is no assistant message: the reference files the call under its own id.
-      else holder = this.add({ id: named ? ev.toolCallId : parentId, role: 'assistant', toolCalls: [] }, 'stream', index);
+    const named = parentId !== undefined && parentId !== null ? this.find(parentId) : undefined;
+    let holder: HeldMessage;
+    /** Whether the holder's id was held before this call: only a new one takes the call's owner. */
+    let held: boolean;
+    if (named?.role === 'assistant') {
+      holder = named;
+      held = true;
     } else {
-      holder = this.add({ id: ev.toolCallId, role: 'assistant', toolCalls: [] }, 'stream', index);
+      // No parent, or a parent that is no assistant message: the reference files the call under its own id.
+      const holderId = parentId === undefined || parentId === null || named ? ev.toolCallId : parentId;
+      held = this.indexOf(holderId) !== -1;
+      holder = this.add({ id: holderId, role: 'assistant', toolCalls: [] }, 'stream', index);
     }
-    if (!before.has(holder.id) && ev.subagentRunId != null && holder.subagentRunId === undefined) holder.subagentRunId = ev.subagentRunId;
+    if (!held && ev.subagentRunId != null && holder.subagentRunId === undefined) holder.subagentRunId = ev.subagentRunId;
     if (!Array.isArray(holder.toolCalls)) holder.toolCalls = [];
     const call: HeldCall = { id: ev.toolCallId as string, type: 'function', function: { name: ev.toolCallName, arguments: '' } };
     (holder.toolCalls as unknown[]).push(call);
+    // No message held this call (findCall said so), and the holder is an assistant message.
+    const c = this.current(this.calls);
+    if (c !== null) {
+      c.any.set(call.id, { holder, call });
+      c.assistant.set(call.id, { holder, call });
+    }
     ConsumerModel.merge(call, ev);
     this.mark(holder, index);
     const tag = typeof ev.subagentRunId === 'string' ? ev.subagentRunId : undefined;

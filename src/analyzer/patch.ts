@@ -80,11 +80,18 @@ type Undo =
 export class PatchTarget {
   /** Containers this target may write in place: nobody else holds them. */
   private readonly owned = new WeakSet<object>();
-  /** How many members this target has copied so far: what taking it fresh over a document cost. */
-  copied = 0;
+  private copiedCount = 0;
   private log: Undo[] = [];
 
   constructor(public doc: unknown) {}
+
+  /**
+   * How many members this target has copied so far: what taking it fresh over a document cost. Read
+   * only, as state.ts paces its checkpoints by it: only the target's own copying may move it.
+   */
+  get copied(): number {
+    return this.copiedCount;
+  }
 
   /** Applies every operation or none: on failure the document is as it was, and the failing operation is named. */
   apply(ops: readonly unknown[]): PatchResult {
@@ -223,7 +230,7 @@ export class PatchTarget {
 
   private copy(c: Container): Container {
     const copy = Array.isArray(c) ? c.slice() : { ...c };
-    this.copied += Array.isArray(copy) ? copy.length : Object.keys(copy).length;
+    this.copiedCount += Array.isArray(copy) ? copy.length : Object.keys(copy).length;
     this.owned.add(copy);
     return copy;
   }

@@ -68,6 +68,47 @@ describe('MESSAGES_SNAPSHOT reconciliation (events/state#messages_snapshot)', ()
   });
 });
 
+describe('lookups by id and by call after a tool result is filed mid-conversation', () => {
+  const call = (id: string) => ({ id, type: 'function', function: { name: 'f', arguments: '{}' } });
+
+  it('a later message moved by the insert is still the one its events reach', () => {
+    const events = [0, 1, 2].flatMap((i) => [
+      { type: 'TOOL_CALL_START', toolCallId: `c${i}`, toolCallName: 'f', parentMessageId: `a${i}` },
+      { type: 'TOOL_CALL_END', toolCallId: `c${i}` },
+      { type: 'TEXT_MESSAGE_START', messageId: `n${i}`, role: 'assistant' },
+      { type: 'TOOL_CALL_RESULT', messageId: `r${i}`, toolCallId: `c${i}`, content: `result ${i}` },
+    ]);
+    const m = held([], [...events, ...[0, 1, 2].map((i) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: `n${i}`, delta: `note ${i}` }))]);
+    assert.deepEqual(ids(m), ['a0', 'r0', 'n0', 'a1', 'r1', 'n1', 'a2', 'r2', 'n2']);
+    assert.deepEqual(m.messages.map((x) => x.content ?? (x.toolCalls as { id: string }[])[0]!.id), ['c0', 'result 0', 'note 0', 'c1', 'result 1', 'note 1', 'c2', 'result 2', 'note 2']);
+  });
+
+  it('an id held twice is found at its first place, also when the insert puts a new first one before both', () => {
+    const history = [user('u'), { id: 'a', role: 'assistant', toolCalls: [call('c1'), call('c2')] }, { id: 'x', role: 'assistant', content: '' }, { id: 'x', role: 'assistant', content: '' }];
+    const m = held(history, [
+      { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 'c1', content: 'one' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'A' },
+      // A result reusing the id: filed before both held ones, it is the first "x" now.
+      { type: 'TOOL_CALL_RESULT', messageId: 'x', toolCallId: 'c2', content: 'two' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x', delta: 'B' },
+    ]);
+    assert.deepEqual(ids(m), ['u', 'a', 'r1', 'x', 'x', 'x']);
+    assert.deepEqual(m.messages.map((x) => x.content), ['hi', undefined, 'one', 'twoB', 'A', '']);
+  });
+
+  it('a result is filed under the first assistant message holding its call, after the results already there', () => {
+    const history = [{ id: 'u', role: 'user', content: 'hi', toolCalls: [call('c')] }, { id: 'a', role: 'assistant', toolCalls: [call('c')] }, user('later')];
+    const m = held(history, [
+      { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 'c', content: 'one' },
+      { type: 'TOOL_CALL_RESULT', messageId: 'r2', toolCallId: 'c', content: 'two' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c', delta: 'more' },
+    ]);
+    assert.deepEqual(ids(m), ['u', 'a', 'r1', 'r2', 'later']);
+    // The arguments go to the first message holding the call, whatever its role, as the reference's lookup does.
+    assert.deepEqual(m.messages.map((x) => (x.toolCalls as { function: { arguments: string } }[] | undefined)?.[0]?.function.arguments), ['{}more', '{}', undefined, undefined, undefined]);
+  });
+});
+
 describe('what the model reports', () => {
   function analyse(input: object, events: object[]) {
     const a = new ExchangeAnalyzer({ source: 'x', requestBody: JSON.stringify(input), contentType: 'text/event-stream' });

@@ -129,6 +129,21 @@ export const FAMILIES: Family[] = [
     make: (n) => run([{ type: 'TOOL_CALL_CHUNK', toolCallId: 'c', toolCallName: 'search', delta: '{' }, ...range(n).map((i): Event => ({ type: 'TOOL_CALL_CHUNK', toolCallId: 'c', delta: `"k${i}":` }))]),
   },
   {
+    // Each result comes after a message that follows its call, so the consumer files it mid-conversation
+    // (after the call's message, before the later one) rather than appending it.
+    name: 'tool: n calls, each answered after a later message',
+    n: 5_000,
+    make: (n) => run(range(n).flatMap((i): Event[] => [
+      { type: 'TOOL_CALL_START', toolCallId: `call-${i}`, toolCallName: 'search', parentMessageId: `asst-${i}` },
+      { type: 'TOOL_CALL_ARGS', toolCallId: `call-${i}`, delta: `{"q":${i}}` },
+      { type: 'TOOL_CALL_END', toolCallId: `call-${i}` },
+      { type: 'TEXT_MESSAGE_START', messageId: `note-${i}`, role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: `note-${i}`, delta: DELTA },
+      { type: 'TEXT_MESSAGE_END', messageId: `note-${i}` },
+      { type: 'TOOL_CALL_RESULT', messageId: `result-${i}`, toolCallId: `call-${i}`, content: 'found' },
+    ])),
+  },
+  {
     name: 'runs: n runs on one stream',
     n: 5_000,
     make: (n) => runsOnOneStream(n, { protocolVersion: '1.0' }),
