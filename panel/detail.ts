@@ -5,7 +5,7 @@
  * fast stream costs one round trip at a time, not one per update.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
 import type { PanelExchange, SessionSource } from './model.ts';
 
 interface Entry {
@@ -75,7 +75,7 @@ export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelE
 }
 
 /**
- * An answer about one state step, asked for when it is shown: `key` names the question, so a view asking
+ * An answer about one state or conversation step, asked for when it is shown: `key` names the question, so a view asking
  * about another step or exchange never shows a stale answer.
  */
 function useStepAnswer<T>(key: string, ask: () => Promise<T | null>, shown: boolean): T | null | undefined {
@@ -97,4 +97,14 @@ export function useStateAt(source: SessionSource, x: PanelExchange, step: number
 /** What one state step changed, worked out by whoever analysed the exchange. */
 export function useStateDiff(source: SessionSource, x: PanelExchange, step: number): StateDiff | null | undefined {
   return useStepAnswer(`${x.id}:${step}`, () => source.stateDiff(x, step), step >= 0);
+}
+
+/** What one conversation step changed, worked out by whoever analysed the exchange. */
+export function useConversationDiff(source: SessionSource, x: PanelExchange, step: number): ConvDiff | null | undefined {
+  return useStepAnswer(`${x.id}:${step}`, () => source.conversationDiff(x, step), step >= 0);
+}
+
+/** The messages the consumer holds after one conversation step, asked for when shown (the whole conversation). */
+export function useConversationAt(source: SessionSource, x: PanelExchange, step: number, shown: boolean): { messages: ConvMessage[] } | null | undefined {
+  return useStepAnswer(`${x.id}:${step}`, () => source.conversationAt(x, step), shown);
 }

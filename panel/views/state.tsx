@@ -1,22 +1,12 @@
-/** State and messages: the state after each snapshot and delta, and the conversation as the application holds it. */
+/** State and messages: the state after each snapshot and delta, and the conversation as the application holds it, each with time travel. */
 import { useState } from 'preact/hooks';
-import type { ConvMessage, InputDetail, OpOutcome, StateDiff, StateRow } from '../../src/detail/index.ts';
-import { useStateAt, useStateDiff } from '../detail.ts';
+import type { JSX } from 'preact';
+import type { ConvChange, ConvContent, ConvDiff, ConvMessage, InputDetail, OpOutcome, StateDiff, StateRow } from '../../src/detail/index.ts';
+import { preview } from '../../src/json.ts';
+import { useConversationAt, useConversationDiff, useDetail, useStateAt, useStateDiff } from '../detail.ts';
 import type { PanelExchange, SessionSource } from '../model.ts';
 import { Content } from './content.tsx';
 import { Empty, Json, SpecLink, json } from '../ui.tsx';
-
-/** The state at one step, asked for and printed only on demand: it can be large, and a step works it out when read. */
-function StateAt({ source, x, step, event }: { source: SessionSource; x: PanelExchange; step: number; event: number }) {
-  const [open, setOpen] = useState(false);
-  const answer = useStateAt(source, x, step, open);
-  return (
-    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>State at this step</summary>
-      {!open ? null : answer === undefined ? <p class="muted" aria-busy="true">Reading…</p> : answer === null ? <p class="muted">Not available.</p> : <Json value={answer.state} label={`state after event ${event}`} />}
-    </details>
-  );
-}
 
 const OUTCOME_TEXT: Record<OpOutcome, string> = { applied: 'applied', failed: 'failed', undone: 'undone (the patch failed)', 'not-reached': 'not reached' };
 
@@ -59,41 +49,137 @@ function StepDiff({ diff }: { diff: StateDiff }) {
   );
 }
 
+/** An answer as it stands: Reading… while asked, Not available when there is none, else what `show` makes of it. */
+function answered<T>(value: T | null | undefined, show: (v: T) => JSX.Element): JSX.Element {
+  return value === undefined ? <p class="muted" aria-busy="true">Reading…</p> : value === null ? <p class="muted">Not available.</p> : show(value);
+}
+
+/** What a step holds, asked for and printed only once opened: a whole state or conversation can be large. */
+function OnDemand<T>({ summary, use, show }: { summary: string; use: (open: boolean) => T | null | undefined; show: (v: T) => JSX.Element }) {
+  const [open, setOpen] = useState(false);
+  const answer = use(open);
+  return (
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>{summary}</summary>
+      {open ? answered(answer, show) : null}
+    </details>
+  );
+}
+
+interface TravelProps<D> {
+  /** Prefixes the test hooks: `state-scrub`, `conv-scrub`, `state-latest`, ... */
+  hook: 'state' | 'conv';
+  label: string;
+  steps: readonly { event: number; type: string; failed?: boolean }[];
+  /** What the first step is diffed against. */
+  first: string;
+  /** What step `at` changed, asked of whoever analysed the exchange (a hook). */
+  useDiff: (at: number) => D | null | undefined;
+  showDiff: (d: D) => JSX.Element;
+  /** What the step holds, on demand. */
+  held: (at: number, event: number) => JSX.Element;
+  onEvent: (index: number) => void;
+}
+
 /**
- * Time travel over the state steps: a scrubber, the diff of the step it is on (worked out by the
- * worker, so moving costs one small answer), the state there on demand, and back to latest.
- * Keys: ← → on the scrubber, or [ and ] anywhere in the view.
+ * Time travel over a list of steps: a scrubber on the latest step unless pinned (so a growing exchange
+ * keeps showing its newest), the diff of the step it is on (worked out by the worker, so moving costs one
+ * small answer), what the step holds on demand, and back to latest. Keys: ← → on the range, [ and ]
+ * anywhere in the scrubber.
  */
-function Scrubber({ source, x, states, onEvent }: { source: SessionSource; x: PanelExchange; states: StateRow[]; onEvent: (index: number) => void }) {
-  const last = states.length - 1;
+function Travel<D>({ hook, label, steps, first, useDiff, showDiff, held, onEvent }: TravelProps<D>) {
+  const last = steps.length - 1;
   const [pinned, setPinned] = useState<number | null>(null);
   const at = pinned === null ? last : Math.min(pinned, last);
-  const row = states[at]!;
-  const diff = useStateDiff(source, x, at);
   const go = (n: number): void => setPinned(n >= last ? null : Math.max(0, n));
   const keys = (e: KeyboardEvent): void => {
     if (e.key !== '[' && e.key !== ']') return;
     e.preventDefault();
     go(at + (e.key === ']' ? 1 : -1));
   };
+  const row = steps[at]!;
+  const diff = useDiff(at);
   return (
-    <div class="scrubber" onKeyDown={keys} data-testid="state-scrubber">
+    <div class="scrubber" onKeyDown={keys} data-testid={`${hook}-scrubber`}>
       <label class="scrub">
-        <span>Step {at + 1} of {states.length}</span>
-        <input type="range" min={0} max={last} value={at} data-testid="state-scrub" data-step={at} aria-label="State step"
+        <span>Step {at + 1} of {steps.length}</span>
+        <input type="range" min={0} max={last} value={at} data-testid={`${hook}-scrub`} data-step={at} aria-label={label}
           onInput={(e) => go(Number(e.currentTarget.value))} />
       </label>
       <button type="button" onClick={() => go(at - 1)} disabled={at === 0} aria-label="Step back" title="Step back ([)">◀</button>
       <button type="button" onClick={() => go(at + 1)} disabled={at === last} aria-label="Step forward" title="Step forward (])">▶</button>
-      <button type="button" data-testid="state-latest" onClick={() => setPinned(null)} disabled={pinned === null}>Back to latest</button>
+      <button type="button" data-testid={`${hook}-latest`} onClick={() => setPinned(null)} disabled={pinned === null}>Back to latest</button>
       <p>
         <button type="button" class="link" onClick={() => onEvent(row.event)} aria-label={`Show event ${row.event} in the timeline`}>#{row.event} {row.type}</button>
         {row.failed ? <strong class="sev-error"> ✖ patch failed</strong> : null}
-        <span class="muted"> — against {at === 0 ? "the input's state" : `step ${at}`}</span>
+        <span class="muted"> — against {at === 0 ? first : `step ${at}`}</span>
       </p>
-      {diff === undefined ? <p class="muted" aria-busy="true">Reading…</p> : diff === null ? <p class="muted">Not available.</p> : <StepDiff diff={diff} />}
-      <StateAt key={`${x.id}:${at}`} source={source} x={x} step={at} event={row.event} />
+      {answered(diff, showDiff)}
+      {held(at, row.event)}
     </div>
+  );
+}
+
+/** A message's content on one line: its text, its tool calls, or its parts as sent. */
+function brief(c: ConvContent): string {
+  const calls = c.toolCalls.map((t) => `${t.name}(${t.arguments})`).join(', ');
+  const text = [typeof c.content === 'string' ? c.content : preview(c.content, 200), calls && `→ ${calls}`].filter(Boolean).join(' ');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+const CONV_MARK: Record<ConvChange['change'], string> = { added: '+', replaced: '~', dropped: '−', reordered: '↕' };
+
+/** What a message is: an activity is UI state the app shows, never conversation (events/activity). */
+function Who({ role, kind, activityType }: { role: string; kind: 'message' | 'activity'; activityType?: string }) {
+  return kind === 'activity' ? <span class="role role-activity">activity{activityType ? <span class="kind"> {activityType}</span> : null}</span> : <span class={`role role-${role}`}>{role}</span>;
+}
+
+/** What one conversation step changed, message by message. */
+function ConversationDiff({ diff }: { diff: ConvDiff }) {
+  const snapshot = diff.type === 'MESSAGES_SNAPSHOT';
+  return (
+    <div class="conv-diff">
+      {snapshot ? (
+        <p class="muted">
+          Reconciled by id (<SpecLink spec="events/state#messages_snapshot" />): a held message is replaced in place, a new one appended, one left out dropped — except activity and reasoning while the snapshot carries none — and what the consumer holds is never reordered.
+        </p>
+      ) : null}
+      {diff.changes.length === 0 ? <p class="muted">{snapshot ? 'The snapshot restates what the consumer holds: no change.' : 'No change.'}</p> : (
+        <ul class="diff-changes" aria-label="Conversation changes">
+          {diff.changes.map((c, i) => (
+            <li key={i} data-testid="conv-diff" data-change={c.change} data-id={c.id} data-kind={c.kind} class={`change-${c.change}`}>
+              <span class="diff-mark" aria-hidden="true">{CONV_MARK[c.change]}</span> <strong>{c.change}</strong> <Who role={c.role} kind={c.kind} activityType={c.activityType} /> <code>{c.id}</code>
+              {c.change === 'reordered' ? <span class="muted"> — listed at position {c.listed! + 1}, kept where the consumer holds it</span> : null}
+              {c.was || c.now ? (
+                <div class="conv-brief">
+                  {c.was ? <s><q>{brief(c.was)}</q></s> : null}
+                  {c.was && c.now ? ' → ' : null}
+                  {c.now && (c.was || c.change !== 'reordered') ? <q>{brief(c.now)}</q> : null}
+                </div>
+              ) : null}
+            </li>
+          ))}
+          {diff.truncated ? <li class="muted">… and more changes, not listed.</li> : null}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function Messages({ messages, hook, label }: { messages: ConvMessage[]; hook: 'conv-message' | 'conv-at-message'; label: string }) {
+  return (
+    <ol class="conversation" aria-label={label}>
+      {messages.map((m, i) => (
+        <li key={i} data-testid={hook} data-role={m.role} data-id={m.id} data-kind={m.role === 'activity' ? 'activity' : 'message'}>
+          <Who role={m.role} kind={m.role === 'activity' ? 'activity' : 'message'} activityType={m.activityType} /> <code class="muted">{m.id}</code>
+          {m.event === null ? <span class="muted"> (sent by the app)</span> : <span class="muted"> (event #{m.event})</span>}
+          {m.role === 'activity' ? <span class="muted"> — UI state the app shows, never sent to the agent</span> : null}
+          <Content content={m.content} />
+          {m.toolCalls.map((c) => <p key={c.id} class="tool-call">→ <code>{c.name}</code>({c.arguments}) <span class="muted">{c.id}</span></p>)}
+          {m.toolCallId ? <p class="muted">answers tool call <code>{m.toolCallId}</code></p> : null}
+        </li>
+      ))}
+    </ol>
   );
 }
 
@@ -109,6 +195,7 @@ export interface StateViewProps {
 export function StateView({ source, x, inp, states, conversation, onEvent }: StateViewProps) {
   const sent = inp.input.value;
   const initial = sent && 'state' in sent ? sent.state : {};
+  const steps = useDetail(source, x, 'conversationSteps');
   return (
     <section class="state-view">
       <section aria-label="State">
@@ -119,7 +206,12 @@ export function StateView({ source, x, inp, states, conversation, onEvent }: Sta
         </details>
         {states.length === 0 ? <Empty>No STATE_SNAPSHOT or STATE_DELTA on this stream.</Empty> : (
           <>
-            <Scrubber source={source} x={x} states={states} onEvent={onEvent} />
+            <Travel hook="state" label="State step" steps={states} first="the input's state" onEvent={onEvent}
+              useDiff={(at) => useStateDiff(source, x, at)} showDiff={(d) => <StepDiff diff={d} />}
+              held={(at, event) => (
+                <OnDemand key={`${x.id}:${at}`} summary="State at this step" use={(open) => useStateAt(source, x, at, open)}
+                  show={(a) => <Json value={a.state} label={`state after event ${event}`} />} />
+              )} />
             <ol class="steps">
               {states.map((s, i) => (
                 <li key={i} data-testid="state-step" data-event={s.event} data-failed={String(s.failed)} class={s.failed ? 'failed' : ''}>
@@ -133,20 +225,15 @@ export function StateView({ source, x, inp, states, conversation, onEvent }: Sta
       </section>
       <section aria-label="Messages">
         <h3>Messages</h3>
-        {conversation.length === 0 ? <Empty>No messages.</Empty> : (
-          <ol class="conversation">
-            {conversation.map((m, i) => (
-              <li key={i} data-testid="conv-message" data-role={m.role} data-id={m.id}>
-                <span class={`role role-${m.role}`}>{m.role}</span> <code class="muted">{m.id}</code>
-                {m.event === null ? <span class="muted"> (sent by the app)</span> : <span class="muted"> (event #{m.event})</span>}
-                {m.activityType ? <span class="kind"> {m.activityType}</span> : null}
-                <Content content={m.content} />
-                {m.toolCalls.map((c) => <p key={c.id} class="tool-call">→ <code>{c.name}</code>({c.arguments}) <span class="muted">{c.id}</span></p>)}
-                {m.toolCallId ? <p class="muted">answers tool call <code>{m.toolCallId}</code></p> : null}
-              </li>
-            ))}
-          </ol>
-        )}
+        {steps === undefined ? <p class="muted" aria-busy="true">Reading…</p> : steps && steps.length > 0 ? (
+          <Travel hook="conv" label="Conversation step" steps={steps} first="the input's messages" onEvent={onEvent}
+            useDiff={(at) => useConversationDiff(source, x, at)} showDiff={(d) => <ConversationDiff diff={d} />}
+            held={(at, event) => (
+              <OnDemand key={`${x.id}:${at}`} summary="Conversation at this step" use={(open) => useConversationAt(source, x, at, open)}
+                show={(a) => <Messages messages={a.messages} hook="conv-at-message" label={`conversation after event ${event}`} />} />
+            )} />
+        ) : null}
+        {conversation.length === 0 ? <Empty>No messages.</Empty> : <Messages messages={conversation} hook="conv-message" label="conversation after the stream" />}
       </section>
     </section>
   );

@@ -4,89 +4,21 @@
  * DevTools window and in Firefox's panel page. Reads the documented hooks (panel/README.md).
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import type { Page } from 'puppeteer-core';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ChromiumBrowser, type FirefoxBrowser } from './browsers.ts';
+import { travelTests, type Scrub, type Scrubbed } from './travel.ts';
 
-/** Runs in the panel: selects the only exchange, shows the State view, and scrubs through every step. */
-async function scrub(): Promise<{ latest: string; steps: { step: string; rows: string[] }[]; back: string; latestAgain: string }> {
-  const frame = async (): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  };
-  document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
-  document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
-  await frame();
-  const range = (): HTMLInputElement => document.querySelector<HTMLInputElement>('[data-testid=state-scrub]')!;
-  const rows = (): string[] => [...document.querySelectorAll<HTMLElement>('[data-testid=state-diff]')].map((r) => `${r.dataset.kind} ${r.dataset.op} ${r.dataset.path}${r.dataset.failed === 'true' ? ' failed' : ''}`);
-  const latest = range().dataset.step!;
-  const steps: { step: string; rows: string[] }[] = [];
-  // To the first step with the input, as a user drags it.
-  range().value = '0';
-  range().dispatchEvent(new Event('input', { bubbles: true }));
-  await frame();
-  steps.push({ step: range().dataset.step!, rows: rows() });
-  for (let i = 0; i < 3; i++) {
-    range().dispatchEvent(new KeyboardEvent('keydown', { key: ']', bubbles: true }));
-    await frame();
-    steps.push({ step: range().dataset.step!, rows: rows() });
-  }
-  range().dispatchEvent(new KeyboardEvent('keydown', { key: '[', bubbles: true }));
-  await frame();
-  const back = range().dataset.step!;
-  document.querySelector<HTMLElement>('[data-testid=state-latest]')!.click();
-  await frame();
-  return { latest, steps, back, latestAgain: range().dataset.step! };
+/** To the first step with the input, as a user drags it; three steps forward, one back, back to latest. */
+const STATE: Scrub = { hook: 'state', rows: 'state-diff', fields: ['kind', 'op', 'path'], moves: [0, ']', ']', ']', '[', 'latest'] };
+
+function check({ latest, after: seen }: Scrubbed): void {
+  assert.equal(latest.step, '3', 'opens on the latest step');
+  const steps = seen.slice(0, 4);
+  assert.deepEqual(steps.map((s) => s.step), ['0', '1', '2', '3']);
+  assert.deepEqual(steps[0]!.rows, ['change remove /preferences', 'change add /cart', 'change add /status'], "the snapshot against the input's state (the demo page sends preferences)");
+  assert.deepEqual(steps[1]!.rows, ['op add /cart/items/-', 'op replace /cart/total', 'change add /cart/items/1', 'change replace /cart/total']);
+  assert.deepEqual(steps[2]!.rows, ['op replace /status', 'op remove /cart/coupon failed'], 'the failed operation marked, no change');
+  assert.deepEqual(steps[3]!.rows, ['op move /cart/items/1', 'op add /paid', 'change replace /cart/items/0', 'change replace /cart/items/1', 'change add /paid']);
+  assert.equal(seen[4]!.step, '2', 'back one step');
+  assert.equal(seen[5]!.step, '3', 'back to latest');
 }
 
-function check(r: Awaited<ReturnType<typeof scrub>>): void {
-  assert.equal(r.latest, '3', 'opens on the latest step');
-  assert.deepEqual(r.steps.map((s) => s.step), ['0', '1', '2', '3']);
-  assert.deepEqual(r.steps[0]!.rows, ['change remove /preferences', 'change add /cart', 'change add /status'], "the snapshot against the input's state (the demo page sends preferences)");
-  assert.deepEqual(r.steps[1]!.rows, ['op add /cart/items/-', 'op replace /cart/total', 'change add /cart/items/1', 'change replace /cart/total']);
-  assert.deepEqual(r.steps[2]!.rows, ['op replace /status', 'op remove /cart/coupon failed'], 'the failed operation marked, no change');
-  assert.deepEqual(r.steps[3]!.rows, ['op move /cart/items/1', 'op add /paid', 'change replace /cart/items/0', 'change replace /cart/items/1', 'change add /paid']);
-  assert.equal(r.back, '2');
-  assert.equal(r.latestAgain, '3');
-}
-
-describe('state time travel in the panel', () => {
-  let agent: DemoAgent | undefined;
-  after(async () => agent?.close());
-
-  test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: ChromiumBrowser = await launchChromium({ extDir: await buildExtension('chrome') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await page.waitForFunction(() => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-      const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
-      await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
-      check(await panel.eval(scrub));
-    } finally {
-      await b.close();
-    }
-  });
-
-  test('Firefox: the same steps and diffs', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: FirefoxBrowser = await launchFirefox({ extDir: await buildExtension('firefox') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await poll(page, () => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-      const panel: Page = await b.newPage();
-      await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      await panel.evaluate('globalThis.__name = (f) => f');
-      await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
-      check(await panel.evaluate(scrub));
-    } finally {
-      await b.close();
-    }
-  });
-});
+travelTests('state time travel in the panel', 'misbehave-state', STATE, check, { chromium: 'scrubbing, diffs against the step before, the failed delta', firefox: 'the same steps and diffs' });

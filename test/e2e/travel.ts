@@ -1,0 +1,111 @@
+/**
+ * Time travel in the real panel with the built extension, shared by the state and conversation e2e: a demo
+ * scenario run by the official @ag-ui/client in the demo page, the panel opened on its tab (Chromium's
+ * DevTools window, Firefox's panel page), then one scrubber of the State & messages view driven by its
+ * documented hooks (panel/README.md), reading the diff rows after each move.
+ */
+import { after, describe, test } from 'node:test';
+import type { Page } from 'puppeteer-core';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { openInspectorPanel } from '../../scripts/devtools.ts';
+import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until } from './browsers.ts';
+
+/** A move: drag the range to a step (a number), `]` forward, `[` back, or *Back to latest*. */
+export type Move = number | ']' | '[' | 'latest';
+
+export interface Scrub {
+  /** `state` or `conv`: the scrubber's hooks are `<hook>-scrub`, `<hook>-latest`. */
+  hook: 'state' | 'conv';
+  /** The diff rows' test id, and the data-* members each row is read as, joined by spaces (`failed` appended when data-failed is "true"). */
+  rows: string;
+  fields: string[];
+  moves: Move[];
+}
+
+export interface Seen {
+  step: string;
+  rows: string[];
+}
+
+/** Runs in the panel: selects the only exchange, shows the State view, and reads the scrubber before and after each move. */
+async function drive(s: Scrub): Promise<Scrubbed> {
+  const frame = async (): Promise<void> => {
+    for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  };
+  document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
+  document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
+  await frame();
+  const range = (): HTMLInputElement => document.querySelector<HTMLInputElement>(`[data-testid=${s.hook}-scrub]`)!;
+  // The view renders once its parts are answered, and the scrubber once its steps are: a slow worker answers after a frame.
+  for (let i = 0; i < 100 && !range(); i++) await frame();
+  const seen = (): Seen => ({
+    step: range().dataset.step!,
+    rows: [...document.querySelectorAll<HTMLElement>(`[data-testid=${s.rows}]`)].map((r) => `${s.fields.map((f) => r.dataset[f]).join(' ')}${r.dataset.failed === 'true' ? ' failed' : ''}`),
+  });
+  const latest = seen();
+  const after: Seen[] = [];
+  for (const m of s.moves) {
+    if (typeof m === 'number') {
+      // As a user drags it.
+      range().value = String(m);
+      range().dispatchEvent(new Event('input', { bubbles: true }));
+    } else if (m === 'latest') document.querySelector<HTMLElement>(`[data-testid=${s.hook}-latest]`)!.click();
+    else range().dispatchEvent(new KeyboardEvent('keydown', { key: m, bubbles: true }));
+    await frame();
+    after.push(seen());
+  }
+  return { latest, after };
+}
+
+/** Runs `scenario` in the demo page of Chromium, opens the Inspector's DevTools panel on it and drives one scrubber there. */
+async function scrubInChromium(agent: DemoAgent, scenario: string, s: Scrub): Promise<Scrubbed> {
+  const b = await launchChromium({ extDir: await buildExtension('chrome') });
+  try {
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/`);
+    await page.waitForFunction(() => typeof window.demo?.run === 'function');
+    await page.evaluate((name) => window.demo.run(name, { delay: 2 }), scenario);
+    const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
+    await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
+    return await panel.eval(drive, s);
+  } finally {
+    await b.close();
+  }
+}
+
+/** The same in Firefox, whose panel page is opened on the scenario's tab. */
+async function scrubInFirefox(agent: DemoAgent, scenario: string, s: Scrub): Promise<Scrubbed> {
+  const b = await launchFirefox({ extDir: await buildExtension('firefox') });
+  try {
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/`);
+    await poll(page, () => typeof window.demo?.run === 'function');
+    await page.evaluate((name) => window.demo.run(name, { delay: 2 }), scenario);
+    const panel: Page = await b.newPage();
+    await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
+    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+    await panel.evaluate('globalThis.__name = (f) => f');
+    await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
+    return await panel.evaluate(drive, s);
+  } finally {
+    await b.close();
+  }
+}
+
+export type Scrubbed = { latest: Seen; after: Seen[] };
+
+/** The two tests of one scrubber on one scenario, in Chromium's DevTools and in Firefox, each checked by `check`. */
+export function travelTests(title: string, scenario: string, s: Scrub, check: (r: Scrubbed) => void, names: { chromium: string; firefox: string }): void {
+  describe(title, () => {
+    let agent: DemoAgent | undefined;
+    after(async () => agent?.close());
+    test(`Chromium DevTools: ${names.chromium}`, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await scrubInChromium(agent, scenario, s));
+    });
+    test(`Firefox: ${names.firefox}`, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await scrubInFirefox(agent, scenario, s));
+    });
+  });
+}
