@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ChromiumBrowser, type FirefoxBrowser } from './browsers.ts';
+import { scenarioInPanel } from './demo-capture.ts';
 
 /** Runs in the panel: selects the only exchange, shows the State view, and scrubs through every step. */
 async function scrub(): Promise<{ latest: string; steps: { step: string; rows: string[] }[]; back: string; latestAgain: string }> {
@@ -57,36 +55,11 @@ describe('state time travel in the panel', () => {
 
   test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
     agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: ChromiumBrowser = await launchChromium({ extDir: await buildExtension('chrome') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await page.waitForFunction(() => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-      const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
-      await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
-      check(await panel.eval(scrub));
-    } finally {
-      await b.close();
-    }
+    check(await scenarioInPanel('chromium', agent.url, 'misbehave-state', scrub));
   });
 
   test('Firefox: the same steps and diffs', async () => {
     agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: FirefoxBrowser = await launchFirefox({ extDir: await buildExtension('firefox') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await poll(page, () => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-      const panel: Page = await b.newPage();
-      await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      await panel.evaluate('globalThis.__name = (f) => f');
-      await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
-      check(await panel.evaluate(scrub));
-    } finally {
-      await b.close();
-    }
+    check(await scenarioInPanel('firefox', agent.url, 'misbehave-state', scrub));
   });
 });
