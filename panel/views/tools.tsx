@@ -52,7 +52,7 @@ function Detail({ c, onEvent }: { c: ToolCallRow; onEvent: (i: number) => void }
           </ul>
         </>
       ) : null}
-      {c.args.spec.length > 0 ? <p>{c.args.spec.map((s) => <SpecLink key={s} spec={s} />)}</p> : null}
+      {c.args.spec.length > 0 ? <p class="specs">{c.args.spec.map((s) => <SpecLink key={s} spec={s} />)}</p> : null}
       {c.parsed !== undefined ? <Json value={c.parsed} label="Parsed arguments" /> : <pre class="raw" tabIndex={0} aria-label="Argument text">{c.arguments || '(empty)'}</pre>}
       <h4>Result: {RESULT_TEXT[c.result]}</h4>
       {c.listedPending !== null ? <p class="muted">RUN_FINISHED {c.listedPending ? 'lists it' : 'does not list it'} in <code>pendingToolCallIds</code></p> : null}
@@ -100,8 +100,10 @@ export function ToolsView({ calls, onEvent }: { calls: ToolCallRow[]; onEvent: (
   return (
     <section class="timeline tools">
       <p class="filters" data-testid="tools-summary">
-        {calls.length} tool calls · {counts.frontend} frontend · {counts.invalid} with arguments their schema rejects · {counts.pending} pending
-        <span class="muted">— checked where the exchange was analysed (the extension's worker, or the import worker for a file) by a JSON Schema interpreter: the extension's content security policy forbids the code ajv compiles schemas to</span>
+        <span>{calls.length} tool calls · {counts.frontend} frontend · {counts.invalid} with arguments their schema rejects · {counts.pending} pending</span>
+        <span class="muted" title="Checked where the exchange was analysed (the extension's worker, or the import worker for a file): the extension's content security policy forbids the code ajv compiles schemas to">
+          arguments checked by a JSON Schema interpreter, not ajv (the extension's CSP forbids compiled code)
+        </span>
       </p>
       <div class="timeline-body">
         <div class="thead tool-row" aria-hidden="true"><span class="c-idx">#</span><span class="c-type">tool</span><span>side</span><span>arguments</span><span>result</span><span class="c-time">duration</span></div>
