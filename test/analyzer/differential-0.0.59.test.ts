@@ -1,4 +1,6 @@
-import { differentialSuite, events, type Difference } from './support/differential.ts';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { differentialSuite, events, judgeExactly, type Difference, type Reference } from './support/differential.ts';
 import type { Event } from './support/grammar.ts';
 import { ENCRYPTED_VALUE_PROVENANCE, UNTERMINATED_TAIL, zodIssues } from './support/differences.ts';
 import { encodeProto, encoder059, runReference059 } from './support/harness.ts';
@@ -80,7 +82,7 @@ const DIFFERENCES_059: readonly Difference[] = [
   },
 ];
 
-differentialSuite({
+const REFERENCE_059: Reference = {
   name: '@ag-ui/client 0.0.59 (pre-1.0 traffic)',
   run: runReference059,
   encodeProto: (frames) => encodeProto(frames, encoder059),
@@ -91,4 +93,55 @@ differentialSuite({
   seed: Number(process.env.DIFF_SEED ?? 0x0059_5eed),
   sse: { scenarios: 240, mutantsEach: 3, minimum: 900 },
   protobuf: { scenarios: 100, mutantsEach: 2, minimum: 250 },
+};
+
+differentialSuite(REFERENCE_059);
+
+/*
+ * The cases that once made every LangGraph exchange read "failed, judged as its own pre-1.0 client would"
+ * while 0.0.59 completed them (#19 §3): boundary ids that disagree, terminal events without their identity,
+ * and streams cut at each place. Judged with no difference admitted: the verdict is 0.0.59's, and the
+ * spec's error stays a finding with its severity.
+ */
+describe('pre-1.0 verdicts on boundary identity and truncation are exactly 0.0.59\'s', () => {
+  const input = { threadId: 'thread-1', runId: 'run-1', messages: [{ id: 'user-1', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} };
+  const started = { type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-1' };
+  const text = [
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'hello' },
+    { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+  ];
+  const finished = { type: 'RUN_FINISHED', threadId: 'thread-1', runId: 'run-1' };
+  /** `admits`: the one documented difference the case may show, when a section other than identity or truncation decides it. */
+  const cases: { name: string; frames: Event[]; keep?: number; finding?: string; admits?: Difference }[] = [
+    { name: 'RUN_FINISHED carries the server\'s own runId (@ag-ui/langgraph)', frames: [started, ...text, { ...finished, runId: 'server-run-9' }], finding: 'identity/run-id-mismatch' },
+    { name: 'RUN_FINISHED names another thread', frames: [started, ...text, { ...finished, threadId: 'thread-2' }], finding: 'identity/thread-id-mismatch' },
+    { name: 'RUN_STARTED answers with another runId than the input asked for', frames: [{ ...started, runId: 'run-2' }, ...text, { ...finished, runId: 'run-2' }], finding: 'identity/requested-run-id' },
+    { name: 'RUN_STARTED names another thread', frames: [{ ...started, threadId: 'thread-2' }, ...text, { ...finished, threadId: 'thread-2' }], finding: 'identity/thread-id-mismatch' },
+    { name: 'the second run\'s RUN_FINISHED disagrees with its RUN_STARTED', frames: [started, ...text, finished, { ...started, runId: 'run-b' }, { ...finished, runId: 'run-c' }], finding: 'identity/run-id-mismatch' },
+    { name: 'a bare RUN_FINISHED with no ids (CopilotKit\'s finalizer after Stop)', frames: [started, text[0]!, text[1]!, { type: 'RUN_FINISHED' }] },
+    { name: 'RUN_FINISHED without its runId', frames: [started, ...text, { type: 'RUN_FINISHED', threadId: 'thread-1' }] },
+    { name: 'RUN_FINISHED without its threadId', frames: [started, ...text, { type: 'RUN_FINISHED', runId: 'run-1' }] },
+    { name: 'RUN_ERROR ends the run without ids', frames: [started, text[0]!, { type: 'RUN_ERROR', message: 'model overloaded' }] },
+    { name: 'the stream ends after RUN_STARTED', frames: [started], finding: 'lifecycle/truncated' },
+    { name: 'the stream ends inside a message', frames: [started, text[0]!, text[1]!], finding: 'lifecycle/truncated' },
+    { name: 'the stream ends after the message, before any terminal event', frames: [started, ...text], finding: 'lifecycle/truncated' },
+    { name: 'the stream is cut inside its last frame', frames: [started, ...text, finished], keep: 0.93, finding: 'lifecycle/truncated', admits: UNTERMINATED_TAIL },
+    { name: 'the stream ends before the second run finishes', frames: [started, ...text, finished, { ...started, runId: 'run-b' }, ...text.map((e) => ({ ...e, messageId: 'm2' }))], finding: 'lifecycle/truncated' },
+  ];
+  for (const k of cases) {
+    for (const transport of ['sse', 'protobuf'] as const) {
+      it(`${k.name} (${transport})`, async (t) => {
+        const judged = await judgeExactly(REFERENCE_059, k.name, transport, input, { frames: k.frames, mutations: [], ...(k.keep === undefined ? {} : { keep: k.keep }) });
+        if (!judged) return t.skip(`${transport} has no form for these frames`);
+        assert.ok(judged.agree || k.admits?.rejection?.(judged.c.reference.error ?? '', judged.c) === true, judged.shown);
+        if (k.finding !== undefined) {
+          const f = judged.c.analyzer.findings.find((x) => x.rule === k.finding);
+          assert.ok(f, `${k.finding} stays a finding\n${judged.shown}`);
+          assert.equal(f.severity, 'error', 'with the severity the spec gives it');
+          assert.equal(judged.c.analyzer.readiness?.verdict, 'failed', 'and a 1.0 consumer would fail the exchange');
+        }
+      });
+    }
+  }
 });

@@ -235,6 +235,17 @@ function summary(ref: Reference, transport: Transport, t: Tally): string {
 
 const show = (cases: string[]): string => cases.slice(0, Number(process.env.DIFF_SHOW ?? 8)).join('\n\n');
 
+/**
+ * A hand-written case, judged as the campaigns judge theirs but with no difference admitted: the
+ * analyzer's verdict must be the reference's. Null when the transport has no form for the frames.
+ */
+export async function judgeExactly(ref: Reference, name: string, transport: Transport, input: Record<string, unknown>, variant: Mutant): Promise<{ agree: boolean; shown: string; c: Case } | null> {
+  const c = await runCase(ref, new Rng(1), name, transport, input, variant);
+  if (!c) return null;
+  const agree = (c.analyzer.verdict === 'failed') === c.reference.rejected;
+  return { agree, shown: describeCase(c, agree ? 'agree' : 'verdicts differ'), c };
+}
+
 /** The suite: both campaigns, one test per transport, one per fixed analyzer bug, and the table's own hygiene. */
 export function differentialSuite(ref: Reference): void {
   describe(`differential testing against ${ref.name}`, () => {
