@@ -11,6 +11,7 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
+import { SubagentTracker } from './run-tree.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
 import type { Arrival } from '../exchange/index.ts';
@@ -69,6 +70,7 @@ export class ExchangeReading {
   private out: Ev[] | null = null;
   private lastType = '';
   private readonly timing: TimingReading | null;
+  private readonly subagents = new SubagentTracker();
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
@@ -94,6 +96,7 @@ export class ExchangeReading {
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
+        this.subagents.see(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
@@ -171,6 +174,7 @@ export class ExchangeReading {
       return this.convSteps.map((ev, i) => ({ event: this.convAt[i]!, type: ev.type }));
     },
     timing: () => this.timing?.timing() ?? null,
+    subagents: (r) => this.subagents.rows(r.findings),
   };
 
   /**

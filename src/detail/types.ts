@@ -8,6 +8,7 @@ import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
+import type { SubagentRow } from './run-tree.ts';
 
 export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
@@ -91,8 +92,10 @@ export interface ExchangeDetail {
   conversationSteps: ConversationStep[];
   /** Where the time went; null when the source recorded no times. */
   timing: Timing | null;
+  /** The subagent invocations the stream carried, for the run tree (run-tree.ts). */
+  subagents: SubagentRow[];
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing', 'subagents'];
