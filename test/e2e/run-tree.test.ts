@@ -6,10 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ChromiumBrowser, type FirefoxBrowser } from './browsers.ts';
+import { readInPanel, type DemoStep } from './demo-panel.ts';
 
 interface TreeRead {
   nodes: { kind: string; id: string; parent: string; outcome: string; depth: number; exchange: string }[];
@@ -53,11 +51,11 @@ function check(r: TreeRead): void {
 }
 
 /** The session both browsers capture: the delegating run, the run it spawned, and another thread's run. */
-async function session(run: (scenario: string, opts: object) => Promise<unknown>): Promise<void> {
-  await run('subagents', { threadId: 'thread-tree', runId: 'run-parent', delay: 1 });
-  await run('chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent', delay: 1 });
-  await run('chat', { threadId: 'thread-other', runId: 'run-elsewhere', delay: 1 });
-}
+const SESSION: DemoStep[] = [
+  ['subagents', { threadId: 'thread-tree', runId: 'run-parent', delay: 1 }],
+  ['chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent', delay: 1 }],
+  ['chat', { threadId: 'thread-other', runId: 'run-elsewhere', delay: 1 }],
+];
 
 const settled = (): boolean => {
   const all = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
@@ -68,38 +66,10 @@ describe('the run tree in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  test('Chromium DevTools: runs across the thread\'s exchanges, subagents nested, another thread left out', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: ChromiumBrowser = await launchChromium({ extDir: await buildExtension('chrome') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await page.waitForFunction(() => typeof window.demo?.run === 'function');
-      await session((s, o) => page.evaluate(([name, opts]) => window.demo.run(name, opts), [s, o] as const));
-      const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
-      await until('the session analysed', () => panel.eval(settled));
-      check(await panel.eval(readTree));
-    } finally {
-      await b.close();
-    }
-  });
-
-  test('Firefox: the same tree', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const b: FirefoxBrowser = await launchFirefox({ extDir: await buildExtension('firefox') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await poll(page, () => typeof window.demo?.run === 'function');
-      await session((s, o) => page.evaluate(([name, opts]) => window.demo.run(name, opts), [s, o] as const));
-      const panel: Page = await b.newPage();
-      await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      await panel.evaluate('globalThis.__name = (f) => f');
-      await poll(panel, settled, 15_000);
-      check(await panel.evaluate(readTree));
-    } finally {
-      await b.close();
-    }
-  });
+  for (const [target, name] of [['chrome', "Chromium DevTools: runs across the thread's exchanges, subagents nested, another thread left out"], ['firefox', 'Firefox: the same tree']] as const) {
+    test(name, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, SESSION, settled, readTree));
+    });
+  }
 });
