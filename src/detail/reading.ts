@@ -10,10 +10,11 @@ import { ConsumerModel, ExchangeAnalyzer, ThreadTracker, uncoveredBy, type Ev, t
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
-import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
+import { conversationOf, convDiff, keptChanges, type ConvDiff, type ConvMessage, type KeptChange } from './conversation.ts';
 import { SubagentTracker } from './run-tree.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
+import { ToolCallsReading, ToolThread } from './tools.ts';
 import type { Arrival } from '../exchange/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
@@ -29,6 +30,8 @@ export interface ReadingOptions extends ExchangeAnalyzerOptions {
   stallMs?: number;
   /** The session's frontend tool calls left pending: this exchange's request may answer some. */
   threadTiming?: ThreadTiming;
+  /** The session's tool calls left without a result: this exchange's request answers some, or goes on without. */
+  toolThread?: ToolThread;
 }
 
 const BOUNDARIES = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR']);
@@ -59,6 +62,8 @@ export class ExchangeReading {
   /** Each event that changed the conversation, kept to replay it up to any step (`conversationAt`). */
   private readonly convSteps: Ev[] = [];
   private readonly convAt: number[] = [];
+  /** What each of those steps changed, as the model noted it. */
+  private readonly convChanges: KeptChange[][] = [];
   /** The event just handed to the consumer model and the model's revision before it: a step once the revision moved. */
   private convPending: { ev: Ev; index: number; revision: number } | null = null;
   /**
@@ -70,17 +75,20 @@ export class ExchangeReading {
   private out: Ev[] | null = null;
   private lastType = '';
   private readonly timing: TimingReading | null;
+  private readonly tools: ToolCallsReading;
   private readonly subagents = new SubagentTracker();
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
     const timing = o.arrival ? new TimingReading({ arrival: o.arrival, stallMs: o.stallMs, thread: o.threadTiming, sentAt: o.sentAt }) : null;
     this.timing = timing;
+    const tools = (this.tools = new ToolCallsReading(o.toolThread));
     this.analyzer = new ExchangeAnalyzer({
       ...o,
       onInput: (input) => {
         o.onInput?.(input);
         timing?.hooks.onInput(input);
+        tools.hooks.onInput(input.value);
       },
       onEnforced: (index, result, received, time) => {
         o.onEnforced?.(index, result, received, time);
@@ -96,6 +104,7 @@ export class ExchangeReading {
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
+        tools.hooks.onEmit(ev, index);
         this.subagents.see(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
@@ -121,6 +130,7 @@ export class ExchangeReading {
     if (this.analyzer.consumer.revision === p.revision) return;
     this.convSteps.push(p.ev);
     this.convAt.push(p.index);
+    this.convChanges.push(keptChanges(this.analyzer.consumer.changes));
   }
 
   /** The frame before this one is complete: its expansion is kept when it rewrote the frame. */
@@ -144,6 +154,7 @@ export class ExchangeReading {
   end(time: number, abandoned = false): void {
     this.analyzer.end(time, abandoned);
     this.timing?.end();
+    this.tools.end();
   }
 
   report(): ExchangeReport {
@@ -174,24 +185,29 @@ export class ExchangeReading {
       return this.convSteps.map((ev, i) => ({ event: this.convAt[i]!, type: ev.type }));
     },
     timing: () => this.timing?.timing() ?? null,
+    toolCalls: (r) => this.tools.rows(conversationOf(this.analyzer.consumer), this.runs(r), r, this.timing?.toolSpans() ?? null),
     subagents: (r) => this.subagents.rows(r.findings),
   };
 
   /**
-   * The conversation after conversation step `n` (an index into the `conversationSteps` part) and what
-   * that step changed; null when there is no such step. Replayed from the input by a model that reports
-   * nothing, so it costs the steps up to `n`, and a step is asked for only when shown.
+   * The conversation after conversation step `n` (an index into the `conversationSteps` part); null when
+   * there is no such step. Replayed from the input by a model that reports nothing, so it costs the steps
+   * up to `n`: it is asked for on demand, as the state at a step is.
    */
-  conversationAt(n: number, report: ExchangeReport = this.report()): { messages: ConvMessage[]; changes: ConvChange[] } | null {
+  conversationAt(n: number, report: ExchangeReport = this.report()): { messages: ConvMessage[] } | null {
     this.settleConversation();
     if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
     const pre10 = report.era === 'pre-1.0';
     const model = new ConsumerModel({ history: this.analyzer.input.value?.messages, legacy: () => pre10 });
-    for (let i = 0; i < n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
-    const before = conversationOf(model);
-    model.apply(this.convSteps[n]!, this.convAt[n]!);
-    const messages = conversationOf(model);
-    return { messages, changes: diffConversation(before, messages) };
+    for (let i = 0; i <= n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
+    return { messages: conversationOf(model) };
+  }
+
+  /** What conversation step `n` changed, as noted when it was applied: costs what it changed. Null when there is no such step. */
+  conversationDiff(n: number): ConvDiff | null {
+    this.settleConversation();
+    if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
+    return convDiff(n, this.convAt[n]!, this.convSteps[n]!, this.convChanges[n]!);
   }
 
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
@@ -249,9 +265,10 @@ export class ExchangeReading {
 export class SessionReader {
   private readonly thread = new ThreadTracker();
   private readonly threadTiming = new ThreadTiming();
+  private readonly toolThread = new ToolThread();
 
-  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming'>): ExchangeReading {
-    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming });
+  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming' | 'toolThread'>): ExchangeReading {
+    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming, toolThread: this.toolThread });
   }
 
   /**
