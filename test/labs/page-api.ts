@@ -6,6 +6,15 @@ import { STORY_CHUNKS_BEFORE_STOP } from './turns.ts';
  */
 export type Step = 'connect' | 'hello' | 'weather' | 'remember' | 'book' | 'cancel' | 'stop';
 
+/** The two ways `@ag-ui/langgraph` says a run stopped to ask (langgraph/server.ts's INTERRUPTS). */
+export type InterruptStyle = 'legacy' | 'outcome';
+
+/**
+ * The request header by which the LangGraph lab behind CopilotKit picks the adapter's interrupt
+ * style for a run, so that one thread can use both.
+ */
+export const INTERRUPT_STYLE_HEADER = 'x-lab-interrupts';
+
 export interface LabPage {
   /** The steps this lab's session takes (labs.test.ts lists them per lab). */
   steps: Partial<Record<Step, () => Promise<void>>>;
