@@ -8,9 +8,10 @@ const src = (file: string): string => fileURLToPath(new URL(`src/${file}`, impor
  * A version's quick checks are loaded when it is first judged and its ajv validators when one of its
  * values first fails a quick check, not with the tool: src/cli/validators.ts stands in for
  * src/schema/validators.ts, and the CommonJS forms it requires are written where it looks for them
- * (dist/cli/schema/generated, as src/schema/generated is to src/cli).
+ * (dist/node/schema/generated, as src/schema/generated is to src/cli). The library's build
+ * (vite.lib.config.ts) writes its module to dist/node/lib, at the same depth, so both use one copy.
  */
-function validatorsOnDemand(): Plugin {
+export function validatorsOnDemand(): Plugin {
   const generic = src('schema/validators.ts');
   return {
     name: 'agui-inspector:validators-on-demand',
@@ -37,7 +38,7 @@ function validatorsOnDemand(): Plugin {
 export default defineConfig({
   build: {
     ssr: 'src/cli/bin.ts',
-    outDir: 'dist/cli',
+    outDir: 'dist/node',
     emptyOutDir: true,
     target: 'node20',
     minify: false,

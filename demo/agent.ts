@@ -5,7 +5,8 @@
  *   POST /agent/<scenario>   the scenario's event stream: SSE, or protobuf when
  *                            Accept names application/vnd.ag-ui.event+proto and
  *                            the scenario is encodable; `?delay=MS` sets the
- *                            pause between events
+ *                            pause between events (the timing scenarios keep
+ *                            their own schedule where it is the point)
  *   GET  /scenarios          the scenario list as JSON
  *   GET  /                   the demo page (dist/demo, built on start if missing)
  */
@@ -182,19 +183,29 @@ function parseRunAgentInput(body: string): RunAgentInput {
   return { ...input, threadId: input.threadId, runId: input.runId, messages: input.messages, tools: input.tools ?? [], context: input.context ?? [] };
 }
 
-function frames(scenario: Scenario, input: RunAgentInput, accept: string | undefined): { contentType: string; frames: (string | Uint8Array)[] } {
+interface Frames {
+  contentType: string;
+  frames: (string | Uint8Array)[];
+  /** The scenario's own pause before each frame, where it has one. */
+  pauses: readonly (number | undefined)[];
+}
+
+function frames(scenario: Scenario, input: RunAgentInput, accept: string | undefined): Frames {
   if (!scenario.encodable) {
     // The official encoder cannot carry off-schema material, so these bytes are written by hand, and only as SSE.
-    return { contentType: 'text/event-stream', frames: scenario.events(input).map((e) => `data: ${JSON.stringify(e)}\n\n`) };
+    const events = scenario.events(input);
+    return { contentType: 'text/event-stream', frames: events.map((e) => `data: ${JSON.stringify(e)}\n\n`), pauses: scenario.pauses?.(events) ?? [] };
   }
   // A wildcard Accept admits protobuf too, and the binding only says SHOULD answer
   // with it; the demo waits to be asked by name, so curl and browsers read SSE.
   const named = accept?.toLowerCase().includes(AGUI_MEDIA_TYPE) ?? false;
   const encoder = new EventEncoder(named ? { accept } : {});
   const protobuf = encoder.getContentType() === AGUI_MEDIA_TYPE;
+  const events = scenario.events(input);
   return {
     contentType: encoder.getContentType(),
-    frames: scenario.events(input).map((e) => (protobuf ? encoder.encodeProtobuf(e) : encoder.encodeSSE(e))),
+    frames: events.map((e) => (protobuf ? encoder.encodeProtobuf(e) : encoder.encodeSSE(e))),
+    pauses: scenario.pauses?.(events) ?? [],
   };
 }
 
@@ -206,7 +217,8 @@ async function stream(req: IncomingMessage, res: ServerResponse, scenario: Scena
   res.writeHead(200, { 'Content-Type': out.contentType, 'Cache-Control': 'no-cache', Vary: 'Origin, Accept' });
   res.flushHeaders();
   for (const [i, frame] of out.frames.entries()) {
-    if (i > 0 && delayMs > 0) await sleep(delayMs, undefined, { signal: gone.signal }).catch(() => undefined);
+    const pause = out.pauses[i] ?? (i > 0 ? delayMs : 0);
+    if (pause > 0) await sleep(pause, undefined, { signal: gone.signal }).catch(() => undefined);
     if (gone.signal.aborted) return;
     res.write(frame);
   }

@@ -75,6 +75,7 @@ export async function captureExchange(url: string, body: string, accept: string,
     requestBody: body,
     responseContentType: res.headers.get('content-type') ?? '',
     chunks,
+    arrival: 'chunks',
   };
 }
 

@@ -50,8 +50,13 @@ export interface ScenarioInfo {
   client?: 'pre-1.0';
 }
 
-export type Scenario = ScenarioInfo &
-  (
+export type Scenario = ScenarioInfo & {
+  /**
+   * Where when is the point (the timing scenarios): the pause before each event, ms, in place of the
+   * request's delay between events; `undefined` keeps that delay for the event.
+   */
+  pauses?(events: readonly { type: string }[]): readonly (number | undefined)[];
+} & (
     | { encodable: true; events(input: RunAgentInput): Event[] }
     | { encodable: false; events(input: RunAgentInput): WireEvent[] }
   );
@@ -511,6 +516,108 @@ const preVersion: Scenario = {
   },
 };
 
+
+/**
+ * The schedule the timing scenarios keep, whatever delay the request asks for elsewhere: what the
+ * Waterfall, the timing summary and the CLI's `timing` must read back from them.
+ */
+export const demoSchedule = {
+  /** `slow-start`: the first content delta, after RUN_STARTED and TEXT_MESSAGE_START sent at once. */
+  firstContentMs: 400,
+  /** `stall`: the silence in the middle of its message. */
+  stallMs: 1500,
+  /** `slow-tool`: from TOOL_CALL_START (its arguments sent with it) to TOOL_CALL_RESULT. */
+  toolMs: 600,
+  /** `buffered`: how far apart the producer stamped its events, which all go on the wire at once. */
+  producedEveryMs: 250,
+} as const;
+
+/** The index of the first event of `type`: where a schedule's pause goes. */
+function firstOf(events: readonly { type: string }[], type: string, from = 0): number {
+  const i = events.findIndex((e, j) => j >= from && e.type === type);
+  if (i < 0) throw new Error(`demo scenario without ${type}`);
+  return i;
+}
+
+const slowStart: Scenario = {
+  name: 'slow-start',
+  inspector: { verdict: 'completed', rules: [] },
+  description: `A clean run whose first words take ${demoSchedule.firstContentMs} ms: RUN_STARTED and TEXT_MESSAGE_START at once, then a wait before the first delta.`,
+  shows: `A slow first token: the timing summary's TTFT (and the list's TTFT column) near ${demoSchedule.firstContentMs} ms against a time to first byte of a few ms.`,
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [runStarted(input), ...textMessage(idFor(input, 'reply'), 'Sorry for the wait: thinking before the first word is what a slow model looks like.'), runFinished(input)],
+  pauses: (events) => {
+    const first = firstOf(events, EventType.TEXT_MESSAGE_CONTENT);
+    return events.map((_, i) => (i < first ? 0 : i === first ? demoSchedule.firstContentMs : undefined));
+  },
+};
+
+const stall: Scenario = {
+  name: 'stall',
+  inspector: { verdict: 'completed', rules: [] },
+  description: `A clean run whose message goes silent for ${demoSchedule.stallMs / 1000} s halfway through, then carries on.`,
+  shows: `A stall: the Waterfall marks a ${demoSchedule.stallMs} ms gap inside the message bar, and the summary and the CLI count one stall.`,
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => [
+    runStarted(input),
+    ...textMessage(idFor(input, 'reply'), 'This answer starts well, then the agent stops to fetch something slow, and finally it finishes the sentence.'),
+    runFinished(input),
+  ],
+  pauses: (events) => {
+    const first = firstOf(events, EventType.TEXT_MESSAGE_CONTENT);
+    const middle = Math.floor((first + firstOf(events, EventType.TEXT_MESSAGE_END)) / 2);
+    return events.map((_, i) => (i === middle ? demoSchedule.stallMs : undefined));
+  },
+};
+
+const slowTool: Scenario = {
+  name: 'slow-tool',
+  inspector: { verdict: 'completed', rules: [] },
+  description: `A backend tool call whose result comes ${demoSchedule.toolMs} ms after it started, then a message reading it.`,
+  shows: `A long backend tool call: its Waterfall bar spans ${demoSchedule.toolMs} ms from TOOL_CALL_START to TOOL_CALL_RESULT, side backend.`,
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const asking = idFor(input, 'asking');
+    const callId = idFor(input, 'call-search');
+    return [
+      runStarted(input),
+      ...textMessage(asking, 'Let me search the archive for that.'),
+      ...toolCall(callId, 'search_archive', asking, { query: 'quarterly report', limit: 3 }),
+      { type: EventType.TOOL_CALL_RESULT, messageId: idFor(input, 'search-result'), toolCallId: callId, content: '{"hits":3}', role: 'tool' },
+      ...textMessage(idFor(input, 'found'), 'Found three matching reports.'),
+      runFinished(input),
+    ];
+  },
+  pauses: (events) => {
+    const start = firstOf(events, EventType.TOOL_CALL_START);
+    const result = firstOf(events, EventType.TOOL_CALL_RESULT, start);
+    return events.map((_, i) => (i > start && i < result ? 0 : i === result ? demoSchedule.toolMs : undefined));
+  },
+};
+
+/**
+ * A fixed producer clock: the scenario stays a pure function of its input, and a stamp need only be
+ * consistent with the others for the producer-against-arrival comparison.
+ */
+const BUFFERED_CLOCK_START = Date.UTC(2026, 0, 1, 12);
+
+const buffered: Scenario = {
+  name: 'buffered',
+  inspector: { verdict: 'completed', rules: [] },
+  description: `A clean run whose events the producer stamped ${demoSchedule.producedEveryMs} ms apart, all written to the wire at once, as a buffering proxy delivers them.`,
+  shows: 'A buffered stream: the timing\'s buffering is suspected, events produced over seconds arriving within a few ms, so the Waterfall shows every bar at one instant.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) =>
+    [runStarted(input), ...textMessage(idFor(input, 'reply'), 'Every word of this reply was ready in good time, but something on the way held them all back.'), runFinished(input)].map(
+      (e, i): Event => ({ ...e, timestamp: BUFFERED_CLOCK_START + i * demoSchedule.producedEveryMs }),
+    ),
+  pauses: (events) => events.map(() => 0),
+};
+
 export const scenarios: readonly Scenario[] = [
   chat,
   tools,
@@ -524,6 +631,10 @@ export const scenarios: readonly Scenario[] = [
   misbehaveMalformed,
   preVersion,
   misbehaveState,
+  slowStart,
+  stall,
+  slowTool,
+  buffered,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

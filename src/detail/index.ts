@@ -4,3 +4,6 @@ export * from './types.ts';
 export { composeResend, composeResume, composeToolResult, messageOf, openInterrupts, pendingToolCalls, type OpenInterrupt } from './compose.ts';
 export { diffValues, stateDiff, valueAt, MAX_CHANGES, type ChangeKind, type DeltaOp, type OpOutcome, type StateChange, type StateDiff } from './state-diff.ts';
 export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';
+export { CheckedSchema } from './json-schema.ts';
+export { declaredTools, toolSide } from './tool-side.ts';
+export { ToolThread } from './tools.ts';

@@ -13,6 +13,7 @@ import type { Enforcement } from '../schema/index.ts';
 import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
+import { ToolCallsReading, ToolThread } from './tools.ts';
 import type { Arrival } from '../exchange/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
@@ -28,6 +29,8 @@ export interface ReadingOptions extends ExchangeAnalyzerOptions {
   stallMs?: number;
   /** The session's frontend tool calls left pending: this exchange's request may answer some. */
   threadTiming?: ThreadTiming;
+  /** The session's tool calls left without a result: this exchange's request answers some, or goes on without. */
+  toolThread?: ToolThread;
 }
 
 const BOUNDARIES = new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR']);
@@ -69,16 +72,19 @@ export class ExchangeReading {
   private out: Ev[] | null = null;
   private lastType = '';
   private readonly timing: TimingReading | null;
+  private readonly tools: ToolCallsReading;
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
     const timing = o.arrival ? new TimingReading({ arrival: o.arrival, stallMs: o.stallMs, thread: o.threadTiming, sentAt: o.sentAt }) : null;
     this.timing = timing;
+    const tools = (this.tools = new ToolCallsReading(o.toolThread));
     this.analyzer = new ExchangeAnalyzer({
       ...o,
       onInput: (input) => {
         o.onInput?.(input);
         timing?.hooks.onInput(input);
+        tools.hooks.onInput(input.value);
       },
       onEnforced: (index, result, received, time) => {
         o.onEnforced?.(index, result, received, time);
@@ -94,6 +100,7 @@ export class ExchangeReading {
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
+        tools.hooks.onEmit(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
@@ -141,6 +148,7 @@ export class ExchangeReading {
   end(time: number, abandoned = false): void {
     this.analyzer.end(time, abandoned);
     this.timing?.end();
+    this.tools.end();
   }
 
   report(): ExchangeReport {
@@ -171,6 +179,7 @@ export class ExchangeReading {
       return this.convSteps.map((ev, i) => ({ event: this.convAt[i]!, type: ev.type }));
     },
     timing: () => this.timing?.timing() ?? null,
+    toolCalls: (r) => this.tools.rows(conversationOf(this.analyzer.consumer), this.runs(r), r, this.timing?.toolSpans() ?? null),
   };
 
   /**
@@ -245,9 +254,10 @@ export class ExchangeReading {
 export class SessionReader {
   private readonly thread = new ThreadTracker();
   private readonly threadTiming = new ThreadTiming();
+  private readonly toolThread = new ToolThread();
 
-  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming'>): ExchangeReading {
-    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming });
+  read(o: Omit<ReadingOptions, 'thread' | 'threadTiming' | 'toolThread'>): ExchangeReading {
+    return new ExchangeReading({ ...o, thread: this.thread, threadTiming: this.threadTiming, toolThread: this.toolThread });
   }
 
   /**

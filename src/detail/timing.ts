@@ -12,6 +12,7 @@ import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type Inpu
 import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
+import { declaredTools, toolSide, type ToolSide } from './tool-side.ts';
 
 /** A gap between two events at least this long is a stall, unless the reader is told otherwise (`--stall-ms`). */
 export const DEFAULT_STALL_MS = 1000;
@@ -40,8 +41,8 @@ export interface Span {
 }
 
 export interface ToolSpan extends Span {
-  /** `frontend` when the input's `tools` declares it, `backend` when its result came in the stream, else `unknown`. */
-  side: 'frontend' | 'backend' | 'unknown';
+  /** Who executes it (toolSide). */
+  side: ToolSide;
   /** When TOOL_CALL_END closed its arguments. */
   argsEndMs: number | null;
   /** When its result came in the stream, if it did: then it is `endMs`, the call's whole round trip. */
@@ -116,13 +117,6 @@ export function spansOf(t: Timing, kind: SpanKind): Span[] {
   return (kind === 'run' ? t.runs : kind === 'step' ? t.steps : kind === 'message' ? t.messages : kind === 'tool' ? t.toolCalls : kind === 'reasoning' ? t.reasoning : t.subagents) ?? [];
 }
 
-function declaredTools(input: JsonObject | null): Set<string> {
-  const names = new Set<string>();
-  const tools = input?.tools;
-  if (Array.isArray(tools)) for (const t of tools) if (isObject(t) && typeof t.name === 'string') names.add(t.name);
-  return names;
-}
-
 const str = (ev: JsonObject, key: string): string | undefined => (typeof ev[key] === 'string' ? (ev[key] as string) : undefined);
 
 /**
@@ -183,7 +177,7 @@ export class TimingReading {
   private readonly unannounced = new Map<string, Span>();
   private run: Span | null = null;
   private readonly usage: RunUsage[] = [];
-  private declared = new Set<string>();
+  private declared = new Map<string, JsonObject>();
   private toolRoundTrips: ToolRoundTrip[] = [];
   private readonly stallMs: number;
   private burst: Burst | null = null;
@@ -313,7 +307,7 @@ export class TimingReading {
       case 'TOOL_CALL_START': {
         const name = str(ev, 'toolCallName');
         const s = this.openSpan('tool', str(ev, 'toolCallId') ?? '', index, ev, name) as ToolSpan;
-        s.side = name !== undefined && this.declared.has(name) ? 'frontend' : 'unknown';
+        s.side = toolSide(name !== undefined && this.declared.has(name), false);
         s.argsEndMs = null;
         s.resultMs = null;
         s.runId = this.run ? this.run.id : null;
@@ -331,7 +325,7 @@ export class TimingReading {
         const id = str(ev, 'toolCallId');
         const s = (id === undefined ? undefined : this.open.tool.get(id)) as ToolSpan | undefined;
         if (s && s.resultMs === null) {
-          if (s.side === 'unknown') s.side = 'backend';
+          s.side = toolSide(s.side === 'frontend', true);
           s.resultMs = this.now;
           s.endMs = this.now;
           s.endEvent = index;
@@ -377,6 +371,11 @@ export class TimingReading {
   /** The frontend tool calls left without a result: what a later request of the thread may answer. */
   pendingTools(): ToolSpan[] {
     return (this.lists.tool as ToolSpan[]).filter((s) => s.side === 'frontend' && s.resultMs === null);
+  }
+
+  /** The tool spans as they stand, shared, not copied: for the Tools view's durations. */
+  toolSpans(): readonly ToolSpan[] {
+    return this.lists.tool as ToolSpan[];
   }
 
   /** When the run `runId` ended, or null (open, or unknown). */

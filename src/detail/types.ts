@@ -8,8 +8,12 @@ import type { JsonObject } from '../json.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
+import type { ToolCallRow } from './tools.ts';
 
 export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
+export type { ArgsCheck, ArgsStatus, LaterRequest, ToolCallRow } from './tools.ts';
+export type { ToolSide } from './tool-side.ts';
+export type { SchemaCheck, SchemaError } from './json-schema.ts';
 export type { Buffering, RunUsage, Span, SpanKind, Stall, Timing, ToolRoundTrip, ToolSpan } from './timing.ts';
 /** The analyzer's vocabulary the detail is written in, so that its readers need nothing else. */
 export type { Ev, ExchangeReport, NegotiationVerdict, PendingInterrupt, RunOutcome, RunReport } from '../analyzer/index.ts';
@@ -91,8 +95,10 @@ export interface ExchangeDetail {
   conversationSteps: ConversationStep[];
   /** Where the time went; null when the source recorded no times. */
   timing: Timing | null;
+  /** Every tool call the stream started, checked against the input's tools (detail/tools.ts). */
+  toolCalls: ToolCallRow[];
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing', 'toolCalls'];

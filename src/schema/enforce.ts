@@ -1,10 +1,9 @@
-import type { ErrorObject } from 'ajv';
 import { isObject, pointerToken, type JsonObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { eventDefinitions, schemaFor, type JsonSchema } from './protocol.ts';
 import { DEFS, hasType, Shapes, type JsonType, type Shape } from './shape.ts';
 import type { Enforcement, Enforcer, SchemaError, Strip } from './types.ts';
-import type { StandaloneValidator } from './validator.ts';
+import type { StandaloneValidator, ValidatorError } from './validator.ts';
 import { quickChecksOf, validatorsOf } from './validators.ts';
 
 /*
@@ -236,7 +235,7 @@ class Walker {
 }
 
 /** ajv stops at the first error; point at the offending member rather than at its parent. */
-function fromAjv(errors: readonly ErrorObject[] | null | undefined): SchemaError[] {
+function fromAjv(errors: readonly ValidatorError[] | null | undefined): SchemaError[] {
   return (errors ?? []).map((error) => {
     const { missingProperty, unevaluatedProperty } = error.params as { missingProperty?: string; unevaluatedProperty?: string };
     const member = missingProperty ?? unevaluatedProperty;

@@ -503,8 +503,8 @@ describe('agui-inspector as a child process', () => {
   });
 });
 
-describe('the packaged command-line tool (dist/cli, as npm installs it)', () => {
-  const bin = join(ROOT, 'dist/cli/agui-inspector.cjs');
+describe('the packaged command-line tool (dist/node, as npm installs it)', () => {
+  const bin = join(ROOT, 'dist/node/agui-inspector.cjs');
   // Records each validator module the tool requires: the CommonJS loader is the only way it loads them.
   const spy = join(ROOT, 'test/cli/support/require-spy.cjs');
   const exec = async (...argv: string[]): Promise<Output & { validators: string[] }> => {
@@ -551,7 +551,7 @@ describe('the packaged command-line tool (dist/cli, as npm installs it)', () => 
 
   it('an installation that lost a version\'s validators says so for the file that needs them, and checks the rest', async () => {
     const copy = join(dir, 'installed');
-    cpSync(join(ROOT, 'dist/cli'), copy, { recursive: true });
+    cpSync(join(ROOT, 'dist/node'), copy, { recursive: true });
     rmSync(join(copy, 'schema/generated/v1_0.cjs'));
     const r = await execFileP(process.execPath, [join(copy, 'agui-inspector.cjs'), 'check', file('clean.sse'), file('versioned.sse'), '--input', file('input.json'), '--as', '1.0']).catch((e) => e as { code: number; stdout: string; stderr: string });
     assert.equal((r as { code?: number }).code, 2);

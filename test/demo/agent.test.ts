@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { findScenario, resumeEntriesFor, scenarioInfo, scenarios, type Scenario } from '../../demo/scenarios.ts';
+import { demoSchedule, findScenario, resumeEntriesFor, scenarioInfo, scenarios, type Scenario } from '../../demo/scenarios.ts';
 import { inputFor, parseSse, post, runScenario, userMessage, type Json } from './helpers.ts';
 
 let agent: DemoAgent;
@@ -207,6 +207,67 @@ describe('the defining property of each scenario', () => {
   });
 });
 
+describe('the timing scenarios keep their schedule', () => {
+  /** When each event's frame left the agent, ms after the first: the stream read as it arrives, over SSE. */
+  async function arrivals(name: string, delay: number): Promise<{ events: Json[]; at: number[] }> {
+    const res = await fetch(`${agent.url}/agent/${name}?delay=${delay}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(inputFor()) });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const events: Json[] = [];
+    const at: number[] = [];
+    let t0: number | undefined;
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      t0 ??= performance.now();
+      text += decoder.decode(value, { stream: true });
+      const frames = text.split('\n\n');
+      text = frames.pop()!;
+      for (const f of frames) {
+        events.push(...parseSse(new TextEncoder().encode(`${f}\n\n`)));
+        at.push(performance.now() - t0);
+      }
+    }
+    return { events, at };
+  }
+  const near = (ms: number, want: number, what: string) => assert.ok(Math.abs(ms - want) <= 50, `${what}: ${ms.toFixed(0)} ms, want ${want} ± 50`);
+
+  test('slow-start: the first content delta waits, whatever the delay asked for', async () => {
+    const { events, at } = await arrivals('slow-start', 0);
+    const first = events.findIndex((e) => e.type === 'TEXT_MESSAGE_CONTENT');
+    near(at[first]!, demoSchedule.firstContentMs, 'first content');
+    near(at[first - 1]!, 0, 'TEXT_MESSAGE_START');
+  });
+
+  test('stall: one silence mid-message, the other gaps the delay', async () => {
+    const { events, at } = await arrivals('stall', 10);
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    const long = gaps.filter((g) => g >= 1000);
+    assert.equal(long.length, 1, `gaps ${gaps.map((g) => g.toFixed(0)).join(' ')}`);
+    near(long[0]!, demoSchedule.stallMs, 'the stall');
+    const after = events[gaps.indexOf(long[0]!)];
+    assert.equal(after?.type, 'TEXT_MESSAGE_CONTENT', 'the stall is inside the message');
+  });
+
+  test('slow-tool: a backend call whose result comes after the schedule, answered in-stream', async () => {
+    const { events, at } = await arrivals('slow-tool', 0);
+    const start = events.findIndex((e) => e.type === 'TOOL_CALL_START');
+    const result = events.findIndex((e) => e.type === 'TOOL_CALL_RESULT');
+    assert.equal(events[result]?.toolCallId, events[start]?.toolCallId);
+    near(at[result]! - at[start]!, demoSchedule.toolMs, 'start to result');
+    assert.ok(!inputFor().tools.some((t) => t.name === events[start]?.toolCallName), 'not a tool the input declares');
+  });
+
+  test('buffered: producer stamps spread over seconds, the frames written at once', async () => {
+    const { events, at } = await arrivals('buffered', 100);
+    const stamps = events.map((e) => e.timestamp as number);
+    assert.ok(stamps.every((t, i) => i === 0 || t - stamps[i - 1]! === demoSchedule.producedEveryMs), 'stamped at the schedule');
+    assert.ok(stamps.at(-1)! - stamps[0]! >= 2000, 'produced over seconds');
+    assert.ok(at.at(-1)! < 50, `arrived within ${at.at(-1)} ms despite ?delay=100`);
+  });
+});
+
 describe('protobuf', () => {
   for (const s of scenarios.filter((s) => s.transports.includes('protobuf'))) {
     test(`${s.name}: decodes with @ag-ui/proto to the same events as SSE`, async () => {
@@ -253,7 +314,7 @@ describe('HTTP surface', () => {
     assert.deepEqual(await res.json(), scenarioInfo());
     assert.deepEqual(
       scenarioInfo().map((s) => s.name),
-      ['chat', 'tools', 'state', 'interrupt', 'replay', 'misbehave-identity', 'misbehave-version', 'misbehave-unknown', 'misbehave-truncated', 'misbehave-malformed', 'pre-1.0', 'misbehave-state'],
+      ['chat', 'tools', 'state', 'interrupt', 'replay', 'misbehave-identity', 'misbehave-version', 'misbehave-unknown', 'misbehave-truncated', 'misbehave-malformed', 'pre-1.0', 'misbehave-state', 'slow-start', 'stall', 'slow-tool', 'buffered'],
     );
   });
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { captureExchange, scenarioInput } from '../../demo/record.ts';
-import { scenarios } from '../../demo/scenarios.ts';
+import { captureExchange, demoInput, scenarioInput } from '../../demo/record.ts';
+import { demoSchedule, findScenario, scenarios } from '../../demo/scenarios.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
+import { analyzeSession, type Timing } from '../../src/detail/index.ts';
 
 /** Each scenario's declared judgement is what the analyzer actually reaches on its traffic, over each transport it speaks. */
 describe('demo scenarios show what they claim', () => {
@@ -28,5 +29,54 @@ describe('demo scenarios show what they claim', () => {
         assert.equal(report!.era, s.client === 'pre-1.0' ? 'pre-1.0' : '1.x');
       });
     }
+  }
+});
+
+/** The timing scenarios' schedule is what the timing model reads from their real traffic, over each transport. */
+describe('demo timing scenarios show their figures', () => {
+  let agent: DemoAgent;
+  before(async () => {
+    agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
+  });
+  after(() => agent.close());
+
+  const near = (ms: number | null | undefined, want: number, what: string) =>
+    assert.ok(typeof ms === 'number' && Math.abs(ms - want) <= 50, `${what}: ${ms} ms, want ${want} ± 50`);
+
+  async function timingOf(name: string, transport: 'sse' | 'protobuf'): Promise<Timing> {
+    const accept = transport === 'protobuf' ? 'application/vnd.ag-ui.event+proto' : 'text/event-stream';
+    const x = await captureExchange(`${agent.url}/agent/${name}`, JSON.stringify(scenarioInput(findScenario(name)!)), accept, name);
+    const timing = analyzeSession([{ ...x, arrival: 'chunks' }])[0]?.timing;
+    assert.ok(timing, 'a timing from the recorded chunks');
+    return timing;
+  }
+
+  for (const transport of ['sse', 'protobuf'] as const) {
+    it(`slow-start over ${transport}: TTFT near the schedule, the first byte at once`, async () => {
+      const t = await timingOf('slow-start', transport);
+      near(t.firstContentMs! - t.ttfbMs!, demoSchedule.firstContentMs, 'first content after the first byte');
+      assert.ok(t.ttfbMs! < 50, `ttfb ${t.ttfbMs}`);
+    });
+    it(`stall over ${transport}: one stall of the schedule, inside the message`, async () => {
+      const t = await timingOf('stall', transport);
+      assert.equal(t.stalls!.length, 1);
+      near(t.stalls![0]!.ms, demoSchedule.stallMs, 'the stall');
+      const m = t.messages![0]!;
+      assert.ok(m.startMs <= t.stalls![0]!.atMs && t.stalls![0]!.atMs + t.stalls![0]!.ms <= m.endMs!, 'inside the message span');
+    });
+    it(`slow-tool over ${transport}: a backend span of the schedule`, async () => {
+      const t = await timingOf('slow-tool', transport);
+      const [call] = t.toolCalls!;
+      assert.equal(call!.side, 'backend');
+      near(call!.endMs! - call!.startMs, demoSchedule.toolMs, 'the tool span');
+      assert.equal(call!.endMs, call!.resultMs);
+    });
+    it(`buffered over ${transport}: buffering suspected, produced over seconds, arrived at once`, async () => {
+      const t = await timingOf('buffered', transport);
+      const events = findScenario('buffered')!.events(demoInput());
+      assert.equal(t.buffering?.suspected, true);
+      assert.equal(t.buffering.producedOverMs, (events.length - 1) * demoSchedule.producedEveryMs);
+      assert.ok(t.buffering.arrivedWithinMs < 50, `arrived within ${t.buffering.arrivedWithinMs}`);
+    });
   }
 });

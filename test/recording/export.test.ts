@@ -242,11 +242,11 @@ describe('exportSession of what the worker captured, with its analysis', () => {
   });
 
   it('reads the shapes earlier exports wrote', () => {
-    // The bundled example, written by the panel's export before the format was versioned, by an analyzer
-    // that wrote no era and no readiness: its bytes are read, and reports of another shape are not taken.
-    const example = reread(readFileSync(join(ROOT, 'examples', 'session.har'), 'utf8'));
-    assert.ok(example.length >= 20 && example.every((x) => x.analysis === undefined));
-    assert.deepEqual(reread(exportSession(example)).map((x) => x.analysis!.report), analyzeExchanges(example));
+    // What the bundled example was until it was re-recorded: written by the panel's export before the format was
+    // versioned, by an analyzer that wrote no era and no readiness. Its bytes are read, reports of another shape not taken.
+    const unversioned = reread(readFileSync(join(ROOT, 'test/fixtures/recording/unversioned-export.har'), 'utf8'));
+    assert.ok(unversioned.length >= 20 && unversioned.every((x) => x.analysis === undefined));
+    assert.deepEqual(reread(exportSession(unversioned)).map((x) => x.analysis!.report), analyzeExchanges(unversioned));
     // The same shape from this version's analyzer: a bare report per entry.
     const flat = JSON.parse(exportSession(session));
     delete flat.log._agui.format;
@@ -271,6 +271,15 @@ describe('exportSession of what the worker captured, with its analysis', () => {
     const fromLater = reread(JSON.stringify(later));
     assertSameCapture(fromLater, captured);
     assert.ok(fromLater.every((x) => x.analysis === undefined));
+  });
+
+  it('the bundled example is in the current format: read and exported again, it is written byte for byte', () => {
+    const text = readFileSync(join(ROOT, 'examples', 'session.har'), 'utf8');
+    const example = reread(text);
+    assert.ok(example.length >= 20, `${example.length} exchanges`);
+    assert.ok(example.every((x) => x.analysis?.report !== undefined && x.arrival === 'chunks'), 'each entry carries its analysis and its arrival times');
+    assert.deepEqual(example.map((x) => x.analysis!.report), analyzeExchanges(example));
+    assert.equal(exportSession(example), text, 'npm run example re-records it');
   });
 
   it('a record that is not what the Inspector writes is not taken as an analysis', () => {

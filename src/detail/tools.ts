@@ -1,0 +1,219 @@
+/**
+ * The tool calls of one exchange as the Tools view lists them: each call its stream started, with who
+ * executes it, the arguments as the consumer model assembled them from TOOL_CALL_ARGS (analyzer/consumer.ts,
+ * the one truth for what a consumer holds), parsed and, for a frontend tool, checked against the
+ * `parameters` schema the input declared (basic/run-input#tools), its result, its duration from the
+ * timing's tool spans, and whether it waits on the application (events/tool-calls#frontend-tools).
+ *
+ * A mismatch against the schema is information, not a finding: the protocol carries the arguments as text
+ * and does not validate them (events/tool-calls#tool_call_args); validating them against the declared
+ * schema is the application's duty before it executes the call (events/tool-calls#security-considerations).
+ */
+import { isObject, type JsonObject } from '../json.ts';
+import type { Ev, ExchangeReport, RunReport } from '../analyzer/index.ts';
+import type { ProtocolVersion } from '../rules/index.ts';
+import type { ConvMessage } from './conversation.ts';
+import { CheckedSchema, type SchemaError } from './json-schema.ts';
+import type { ToolSpan } from './timing.ts';
+import { declaredTools, toolSide, type ToolSide } from './tool-side.ts';
+
+export type ArgsStatus = 'valid' | 'invalid' | 'unparsed' | 'unchecked';
+
+export interface ArgsCheck {
+  status: ArgsStatus;
+  /** Each mismatch against the declared schema, its path a JSON Pointer into the parsed arguments. */
+  errors: SchemaError[];
+  /** Why the arguments were not checked, or did not parse. */
+  reason: string | null;
+  /** The sections the check rests on, absolute (`/spec/1.0/...`). */
+  spec: string[];
+}
+
+/** What a later request of the thread did with a call this exchange left without a result. */
+export interface LaterRequest {
+  runId: string | null;
+  /** Its messages carry a tool message for the call. */
+  answered: boolean;
+}
+
+export interface ToolCallRow {
+  id: string;
+  name: string;
+  side: ToolSide;
+  /** The frames of its first TOOL_CALL_START, its TOOL_CALL_END, its TOOL_CALL_RESULT. */
+  startEvent: number;
+  endEvent: number | null;
+  resultEvent: number | null;
+  runId: string | null;
+  subagent?: string;
+  /** The argument text as the consumer holds it. */
+  arguments: string;
+  /** The arguments parsed, when they parse. */
+  parsed?: unknown;
+  args: ArgsCheck;
+  /** `present`: the consumer holds a result, or a later request answered it; `pending`: it waits on the application; `absent`: no result will come (its run failed, or the thread went on without one). */
+  result: 'present' | 'pending' | 'absent';
+  /** The tool message holding its result, as the consumer holds it. */
+  resultMessage: ConvMessage | null;
+  /** Whether the run's RUN_FINISHED listed it in `pendingToolCallIds`; null when it sent no list. */
+  listedPending: boolean | null;
+  /** From its start to its result, or to its TOOL_CALL_END without one; null when no arrival times were recorded. */
+  durationMs: number | null;
+  /** From its start to its TOOL_CALL_END. */
+  argsMs: number | null;
+  later: LaterRequest | null;
+}
+
+/** Where each call started, as the stream went; everything else is read from what the analysis holds. */
+interface Started {
+  id: string;
+  startEvent: number;
+  endEvent: number | null;
+  resultEvent: number | null;
+  subagent?: string;
+  later: LaterRequest | null;
+}
+
+/**
+ * The calls a thread's exchanges left without a result, by thread: the next request on the thread answers
+ * each (a tool message for it) or goes on without. One per session, like the ThreadTracker beside it.
+ */
+export class ToolThread {
+  private readonly open = new Map<string, Started[]>();
+
+  /** A request on `threadId` was sent: what it does with each call left open on the thread. */
+  sent(input: JsonObject | null): void {
+    const thread = typeof input?.threadId === 'string' ? input.threadId : null;
+    const left = thread === null ? undefined : this.open.get(thread);
+    if (!left) return;
+    this.open.delete(thread!);
+    const answers = new Set(Array.isArray(input!.messages) ? input!.messages.filter((m) => isObject(m) && m.role === 'tool').map((m) => (m as JsonObject).toolCallId) : []);
+    const runId = typeof input!.runId === 'string' ? input!.runId : null;
+    for (const c of left) c.later = { runId, answered: answers.has(c.id) };
+  }
+
+  left(threadId: string | null, calls: Started[]): void {
+    if (threadId === null || calls.length === 0) return;
+    this.open.set(threadId, [...(this.open.get(threadId) ?? []), ...calls]);
+  }
+}
+
+const spec = (v: ProtocolVersion, ...sections: string[]): string[] => sections.map((s) => `/spec/${v}/${s}`);
+
+/** The tool calls of one exchange as its analysis goes: fed each event after chunk expansion. */
+export class ToolCallsReading {
+  private readonly calls: Started[] = [];
+  private readonly byId = new Map<string, Started>();
+  private declared = new Map<string, JsonObject>();
+  private threadId: string | null = null;
+  private readonly schemas = new Map<string, CheckedSchema>();
+
+  constructor(private readonly thread?: ToolThread) {}
+
+  readonly hooks = {
+    onInput: (input: JsonObject | null): void => {
+      this.declared = declaredTools(input);
+      this.threadId = typeof input?.threadId === 'string' ? input.threadId : null;
+      this.thread?.sent(input);
+    },
+    onEmit: (ev: Ev, index: number): void => {
+      const type = ev.type;
+      if (type !== 'TOOL_CALL_START' && type !== 'TOOL_CALL_END' && type !== 'TOOL_CALL_RESULT') return;
+      const id = typeof ev.toolCallId === 'string' ? ev.toolCallId : null;
+      if (id === null) return;
+      const c = this.byId.get(id);
+      if (type === 'TOOL_CALL_START') {
+        if (c) return;
+        const s: Started = { id, startEvent: index, endEvent: null, resultEvent: null, later: null };
+        if (typeof ev.subagentRunId === 'string') s.subagent = ev.subagentRunId;
+        this.calls.push(s);
+        this.byId.set(id, s);
+      } else if (c && type === 'TOOL_CALL_END') c.endEvent ??= index;
+      else if (c) c.resultEvent ??= index;
+    },
+  };
+
+  /** Whether `name` is a tool the input declares: a call of it is a frontend call. */
+  declares(name: string | undefined): boolean {
+    return name !== undefined && this.declared.has(name);
+  }
+
+  /** The exchange ended: the calls it left without a result wait for the thread's next request. */
+  end(): void {
+    this.thread?.left(this.threadId, this.calls.filter((c) => c.resultEvent === null));
+  }
+
+  /** The rows, from the conversation the consumer holds, the exchange's runs and (when recorded) its tool spans. */
+  rows(conversation: ConvMessage[], runs: { run: RunReport; finished: JsonObject | null }[], report: ExchangeReport, spans: readonly ToolSpan[] | null): ToolCallRow[] {
+    const held = new Map<string, { name: string; arguments: string }>();
+    const results = new Map<string, ConvMessage>();
+    for (const m of conversation) {
+      for (const c of m.toolCalls) if (!held.has(c.id)) held.set(c.id, c);
+      if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
+    }
+    const spanOf = new Map<string, ToolSpan>();
+    for (const s of spans ?? []) if (!spanOf.has(s.id)) spanOf.set(s.id, s);
+    const v = report.consumerVersion;
+    return this.calls.map((c) => {
+      const call = held.get(c.id);
+      const name = call?.name ?? '';
+      const run = runs.find((r) => r.run.startedAt !== null && r.run.startedAt <= c.startEvent && (r.run.finishedAt === null || r.run.finishedAt >= c.startEvent)) ?? null;
+      const side = toolSide(this.declares(name), c.resultEvent !== null);
+      const text = call?.arguments ?? '';
+      const resultMessage = results.get(c.id) ?? null;
+      const outcome = run?.finished?.outcome;
+      const listed = isObject(outcome) && Array.isArray(outcome.pendingToolCallIds) ? outcome.pendingToolCallIds : null;
+      const span = spanOf.get(c.id);
+      const failed = run !== null && ['error', 'cancelled', 'truncated'].includes(run.run.outcome);
+      const row: ToolCallRow = {
+        id: c.id, name, side, startEvent: c.startEvent, endEvent: c.endEvent, resultEvent: c.resultEvent, runId: run?.run.runId ?? null,
+        arguments: text, args: { status: 'unchecked', errors: [], reason: null, spec: [] },
+        result: resultMessage || c.later?.answered ? 'present' : failed || c.later ? 'absent' : 'pending',
+        resultMessage, listedPending: listed === null ? null : listed.includes(c.id),
+        durationMs: span && span.endMs !== null ? span.endMs - span.startMs : null,
+        argsMs: span && span.argsEndMs !== null ? span.argsEndMs - span.startMs : null,
+        later: c.later ? { ...c.later } : null,
+      };
+      if (c.subagent !== undefined) row.subagent = c.subagent;
+      this.check(row, c.endEvent !== null, v);
+      return row;
+    });
+  }
+
+  private check(row: ToolCallRow, closed: boolean, v: ProtocolVersion): void {
+    const a = row.args;
+    if (!closed) {
+      a.reason = 'TOOL_CALL_END has not come: the text is a prefix of the arguments, which a consumer must not act on yet';
+      a.spec = spec(v, 'events/tool-calls#tool_call_args');
+      return;
+    }
+    try {
+      row.parsed = JSON.parse(row.arguments);
+    } catch (e) {
+      a.status = 'unparsed';
+      a.reason = row.arguments === '' ? 'no argument text came' : `not JSON: ${(e as Error).message}`;
+      a.spec = spec(v, 'events/tool-calls#tool_call_end');
+      return;
+    }
+    const tool = this.declared.get(row.name);
+    if (!tool) {
+      a.reason = 'the input declares no tool of this name, so no parameters schema';
+      a.spec = spec(v, 'basic/run-input#tools');
+      return;
+    }
+    if (tool.parameters === undefined) {
+      a.reason = 'the input declares this tool without a parameters schema';
+      a.spec = spec(v, 'basic/run-input#tools');
+      return;
+    }
+    let schema = this.schemas.get(row.name);
+    if (!schema) this.schemas.set(row.name, (schema = new CheckedSchema(tool.parameters)));
+    const r = schema.check(row.parsed);
+    a.spec = spec(v, 'basic/run-input#tools', 'events/tool-calls#security-considerations');
+    if (r.status === 'unchecked') a.reason = `its parameters schema cannot be checked here: ${r.reason}`;
+    else {
+      a.status = r.status;
+      if (r.status === 'invalid') a.errors = r.errors;
+    }
+  }
+}
