@@ -14,7 +14,7 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type StateDiff } from '../src/detail/index.ts';
+import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
 import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
@@ -440,6 +440,14 @@ export class Session {
 
   stateDiff(id: string, step: number): StateDiff | null {
     return this.ofReading(id, (r) => r.stateDiff(step));
+  }
+
+  conversationDiff(id: string, step: number): ConvDiff | null {
+    return this.ofReading(id, (r) => r.conversationDiff(step));
+  }
+
+  conversationAt(id: string, step: number): { messages: ConvMessage[] } | null {
+    return this.ofReading(id, (r) => r.conversationAt(step));
   }
 
   /** A question about one exchange's reading; null for an exchange not held, or a reading that fails on it. */

@@ -472,6 +472,38 @@ const misbehaveState: Scenario = {
   ],
 };
 
+/** What the `misbehave-conversation` scenario streams, message by message, before its snapshot restates them. */
+const conversationPlan = {
+  plan: "I'll look that up.",
+  draft: 'The answer is 41.',
+  check: 'Checking the sources…',
+  aside: '(thinking out loud: not meant for you)',
+  source: 'Source: the manual, page 12.',
+  note: 'Note: the figures are from 2024.',
+} as const;
+
+const misbehaveConversation: Scenario = {
+  name: 'misbehave-conversation',
+  inspector: { verdict: 'completed', rules: ['conversation/snapshot-drops-own-message'] },
+  description:
+    'Six streamed messages and an activity, then a MESSAGES_SNAPSHOT that leaves one out, lists two of the others first and rewrites one.',
+  shows:
+    'Conversation time travel: at the snapshot step the diff says "aside" dropped, "source" and "note" reordered (listed first, yet kept in place: a snapshot does not reorder what the consumer holds), "draft" replaced (41 → 42); the activity, which no snapshot of messages carries, survives as activity.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const id = (k: keyof typeof conversationPlan): string => idFor(input, k);
+    const said = (k: keyof typeof conversationPlan, content: string = conversationPlan[k]): Message => ({ id: id(k), role: 'assistant', content });
+    return [
+      runStarted(input),
+      { type: EventType.ACTIVITY_SNAPSHOT, messageId: idFor(input, 'progress'), activityType: 'PROGRESS', content: { step: 'looking up' } },
+      ...(Object.keys(conversationPlan) as (keyof typeof conversationPlan)[]).flatMap((k) => textMessage(id(k), conversationPlan[k])),
+      { type: EventType.MESSAGES_SNAPSHOT, messages: [...input.messages, said('source'), said('note'), said('plan'), said('draft', 'The answer is 42.'), said('check')] },
+      runFinished(input),
+    ];
+  },
+};
+
 const misbehaveMalformed: Scenario = {
   name: 'misbehave-malformed',
   inspector: { verdict: 'failed', rules: ['schema/malformed'] },
@@ -631,6 +663,7 @@ export const scenarios: readonly Scenario[] = [
   misbehaveMalformed,
   preVersion,
   misbehaveState,
+  misbehaveConversation,
   slowStart,
   stall,
   slowTool,

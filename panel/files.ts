@@ -44,6 +44,8 @@ export type JobRequest =
   | { type: 'detail'; ask: number; index: number; part: DetailPart }
   | { type: 'state-at'; ask: number; index: number; step: number }
   | { type: 'state-diff'; ask: number; index: number; step: number }
+  | { type: 'conversation-diff'; ask: number; index: number; step: number }
+  | { type: 'conversation-at'; ask: number; index: number; step: number }
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
@@ -155,11 +157,24 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   return readings;
 }
 
-/** An answer to a view's question about an imported exchange, as the worker's `detail`, `state-at` and `state-diff` answer for a tab. */
-export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' | 'state-diff' }>): unknown {
+type QuestionType = 'detail' | 'state-at' | 'state-diff' | 'conversation-diff' | 'conversation-at';
+
+/** An answer to a view's question about an imported exchange, as the worker answers the same question for a tab. */
+export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: QuestionType }>): unknown {
   const reading = readings[q.index];
   if (!reading) return null;
-  return q.type === 'detail' ? reading.part(q.part) : q.type === 'state-at' ? reading.stateAt(q.step) : reading.stateDiff(q.step);
+  switch (q.type) {
+    case 'detail':
+      return reading.part(q.part);
+    case 'state-at':
+      return reading.stateAt(q.step);
+    case 'state-diff':
+      return reading.stateDiff(q.step);
+    case 'conversation-diff':
+      return reading.conversationDiff(q.step);
+    case 'conversation-at':
+      return reading.conversationAt(q.step);
+  }
 }
 
 /** Analysed between checks for a batch to post, so a single large chunk still reports progress. */

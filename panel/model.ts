@@ -4,7 +4,7 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { DetailPart, ExchangeDetail, ExchangeReport, InputDetail, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
@@ -81,6 +81,10 @@ export interface SessionSource {
   readonly acts?: Acts;
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;
+  /** What the exchange's conversation step `step` changed; null when there is none. */
+  conversationDiff(x: PanelExchange, step: number): Promise<ConvDiff | null>;
+  /** The messages the consumer holds after conversation step `step`; null when there is none. */
+  conversationAt(x: PanelExchange, step: number): Promise<{ messages: ConvMessage[] } | null>;
   close(): void;
 }
 

@@ -3,7 +3,7 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import type { DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
 import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
@@ -191,6 +191,14 @@ export class LiveSource implements SessionSource {
     return request({ type: 'agui-inspector/state-diff', tabId: this.tabId, exchangeId: x.id, step });
   }
 
+  conversationDiff(x: PanelExchange, step: number): Promise<ConvDiff | null> {
+    return request({ type: 'agui-inspector/conversation-diff', tabId: this.tabId, exchangeId: x.id, step });
+  }
+
+  conversationAt(x: PanelExchange, step: number): Promise<{ messages: ConvMessage[] } | null> {
+    return request({ type: 'agui-inspector/conversation-at', tabId: this.tabId, exchangeId: x.id, step });
+  }
+
   close(): void {
     this.closed = true;
     this.port?.disconnect();
@@ -307,6 +315,14 @@ export class FileSource implements SessionSource {
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
     return this.job.ask({ type: 'state-diff', index: this.order.indexOf(x), step }) as Promise<StateDiff | null>;
+  }
+
+  conversationDiff(x: PanelExchange, step: number): Promise<ConvDiff | null> {
+    return this.job.ask({ type: 'conversation-diff', index: this.order.indexOf(x), step }) as Promise<ConvDiff | null>;
+  }
+
+  conversationAt(x: PanelExchange, step: number): Promise<{ messages: ConvMessage[] } | null> {
+    return this.job.ask({ type: 'conversation-at', index: this.order.indexOf(x), step }) as Promise<{ messages: ConvMessage[] } | null>;
   }
 
   close(): void {

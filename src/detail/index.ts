@@ -2,6 +2,7 @@
 export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
 export * from './types.ts';
 export { composeResend, composeResume, composeToolResult, messageOf, openInterrupts, pendingToolCalls, type OpenInterrupt } from './compose.ts';
+export { MAX_CONV_CHANGES } from './conversation.ts';
 export { diffValues, stateDiff, valueAt, MAX_CHANGES, type ChangeKind, type DeltaOp, type OpOutcome, type StateChange, type StateDiff } from './state-diff.ts';
 export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';
 export { CheckedSchema } from './json-schema.ts';

@@ -10,7 +10,7 @@ import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
 import type { ToolCallRow } from './tools.ts';
 
-export type { ConvChange, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
+export type { ConvChange, ConvChangeKind, ConvContent, ConvDiff, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 export type { ArgsCheck, ArgsStatus, LaterRequest, ToolCallRow } from './tools.ts';
 export type { ToolSide } from './tool-side.ts';
 export type { SchemaCheck, SchemaError } from './json-schema.ts';
