@@ -55,15 +55,24 @@ describe('state time travel in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
+  /**
+   * The demo page in a new tab of `b` running `misbehave-state` with its own @ag-ui/client, the demo
+   * agent started on first use: the one exchange each browser's panel then scrubs through.
+   */
+  async function runDemo<P extends { goto(url: string): Promise<unknown>; evaluate(fn: () => unknown): Promise<unknown> }>(b: { newPage(): Promise<P> }): Promise<{ page: P; url: string }> {
     agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+    const page = await b.newPage();
+    await page.goto(`${agent.url}/`);
+    await poll(page, () => typeof window.demo?.run === 'function');
+    await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
+    return { page, url: agent.url };
+  }
+
+  test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
     const b: ChromiumBrowser = await launchChromium({ extDir: await buildExtension('chrome') });
     try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await page.waitForFunction(() => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-      const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
+      const { url } = await runDemo(b);
+      const { panel } = await openInspectorPanel(b.context, url, b.extensionId);
       await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
       check(await panel.eval(scrub));
     } finally {
@@ -72,13 +81,9 @@ describe('state time travel in the panel', () => {
   });
 
   test('Firefox: the same steps and diffs', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
     const b: FirefoxBrowser = await launchFirefox({ extDir: await buildExtension('firefox') });
     try {
-      const page = await b.newPage();
-      await page.goto(`${agent.url}/`);
-      await poll(page, () => typeof window.demo?.run === 'function');
-      await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
+      const { page } = await runDemo(b);
       const panel: Page = await b.newPage();
       await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
       // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
