@@ -61,6 +61,9 @@ export const WEATHER_TOOL = {
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
+/** What the page's weather tool answers for a city, whichever lab's page answers it. */
+export const weatherIn = (city: string) => ({ city, sky: 'sunny', celsius: 21 });
+
 /**
  * The page's side of the tool step: when the agent's last message calls the page's tool, adds its
  * result and says so, for the page to run the agent again; false when the turn is over.
@@ -70,7 +73,7 @@ export function answerWeather(agent: BareAgent): boolean {
   const call = last?.role === 'assistant' ? last.toolCalls?.find((c) => c.function.name === WEATHER_TOOL.name) : undefined;
   if (!call) return false;
   const { city } = JSON.parse(call.function.arguments) as { city: string };
-  agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: call.id, content: JSON.stringify({ city, sky: 'sunny', celsius: 21 }) });
+  agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: call.id, content: JSON.stringify(weatherIn(city)) });
   return true;
 }
 

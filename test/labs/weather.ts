@@ -1,12 +1,13 @@
 /**
- * The frontend tool of the pages that run CopilotKitCore: the scripted model calls it by name
- * (`showWeather`), and CopilotKit runs its handler in the page and sends the result back.
+ * The frontend tool of the pages that run CopilotKitCore: page-api.ts's weather tool as CopilotKit
+ * takes one, with a zod schema and a handler that CopilotKit runs in the page, sending its result back.
  */
 import { z } from 'zod';
+import { WEATHER_TOOL, weatherIn } from './page-api.ts';
 
-export const WEATHER_TOOL = {
-  name: 'showWeather',
-  description: 'Shows the weather for a city in the page',
+export const COPILOTKIT_WEATHER_TOOL = {
+  name: WEATHER_TOOL.name,
+  description: WEATHER_TOOL.description,
   parameters: z.object({ city: z.string() }),
-  handler: async ({ city }: { city: string }) => ({ city, sky: 'sunny', celsius: 21 }),
+  handler: async ({ city }: { city: string }) => weatherIn(city),
 };

@@ -7,7 +7,7 @@
 import { CopilotKitCore } from '@copilotkitnext/core';
 import { TURNS } from '../turns.ts';
 import { exposeLab, stopMidStory, type LabPage } from '../page-api.ts';
-import { WEATHER_TOOL } from '../weather.ts';
+import { COPILOTKIT_WEATHER_TOOL } from '../weather.ts';
 
 const params = new URLSearchParams(location.search);
 const transport = params.get('transport') === 'single' ? 'single' : 'rest';
@@ -16,7 +16,7 @@ const threadId = params.get('thread') ?? 'lab-thread';
 const core = new CopilotKitCore({
   runtimeUrl: transport === 'single' ? '/api/copilotkit-single' : '/api/copilotkit',
   runtimeTransport: transport,
-  tools: [WEATHER_TOOL],
+  tools: [COPILOTKIT_WEATHER_TOOL],
 });
 
 type Agent = NonNullable<ReturnType<CopilotKitCore['getAgent']>>;

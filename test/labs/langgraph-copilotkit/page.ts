@@ -10,7 +10,7 @@
 import { CopilotKitCore, ɵInterruptState } from '@copilotkit/core';
 import { TURNS } from '../turns.ts';
 import { exposeLab, INTERRUPT_STYLE_HEADER, stopMidStory, type InterruptStyle, type LabPage } from '../page-api.ts';
-import { WEATHER_TOOL } from '../weather.ts';
+import { COPILOTKIT_WEATHER_TOOL } from '../weather.ts';
 
 const params = new URLSearchParams(location.search);
 const single = params.get('transport') === 'single';
@@ -19,7 +19,7 @@ const threadId = params.get('thread') ?? crypto.randomUUID();
 const core = new CopilotKitCore({
   runtimeUrl: single ? '/api/copilotkit-langgraph-single' : '/api/copilotkit-langgraph',
   runtimeTransport: single ? 'single' : 'rest',
-  tools: [WEATHER_TOOL],
+  tools: [COPILOTKIT_WEATHER_TOOL],
 });
 
 type Agent = NonNullable<ReturnType<CopilotKitCore['getAgent']>>;
