@@ -122,7 +122,9 @@ export function resumeEntriesFor(interrupts: readonly Interrupt[], coverage: 'al
 }
 
 function runStarted(input: RunAgentInput, runId = input.runId, protocolVersion = DEMO_PROTOCOL_VERSION): Event {
-  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion };
+  // The requested run says which run spawned it, as its input did (events/lifecycle#run_started).
+  const parent = runId === input.runId && input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {};
+  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion, ...parent };
 }
 
 function runFinished(input: RunAgentInput, extra: Partial<Extract<Event, { type: EventType.RUN_FINISHED }>> = {}): Event {
@@ -504,6 +506,36 @@ const misbehaveConversation: Scenario = {
   },
 };
 
+/** A text message of a subagent invocation: its events carry the invocation's subagentRunId (events/subagents). */
+function delegated(subagentRunId: string, messageId: string, text: string): Event[] {
+  return textMessage(messageId, text).map((e) => ({ ...e, subagentRunId }) as Event);
+}
+
+const subagents: Scenario = {
+  name: 'subagents',
+  inspector: { verdict: 'completed', rules: [] },
+  description: 'A run that delegates: a planner subagent hands research to one subagent and drafting to another; the drafter fails, the planner finishes, the run answers.',
+  shows: 'The run tree in the Identity & runs view: the run, the planner under it, the researcher (success) and the drafter (error) under the planner.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const [planner, researcher, drafter] = ['planner', 'researcher', 'drafter'].map((n) => idFor(input, n)) as [string, string, string];
+    return [
+      runStarted(input),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: planner, name: 'planner', description: 'Splits the request into research and drafting.' },
+      ...delegated(planner, idFor(input, 'plan'), 'Research the options, then draft the answer.'),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: researcher, name: 'researcher', parentSubagentRunId: planner },
+      ...delegated(researcher, idFor(input, 'found'), 'Three flights and two trains fit the dates.'),
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: researcher, outcome: { type: 'success' } },
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: drafter, name: 'drafter', parentSubagentRunId: planner },
+      { type: EventType.SUBAGENT_ERROR, subagentRunId: drafter, message: 'The drafting model is over its quota.', code: 'quota' },
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: planner },
+      ...textMessage(idFor(input, 'answer'), 'I found three flights and two trains; drafting failed, so here is the plain list.'),
+      runFinished(input),
+    ];
+  },
+};
+
 const misbehaveMalformed: Scenario = {
   name: 'misbehave-malformed',
   inspector: { verdict: 'failed', rules: ['schema/malformed'] },
@@ -668,6 +700,7 @@ export const scenarios: readonly Scenario[] = [
   stall,
   slowTool,
   buffered,
+  subagents,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -6,13 +6,14 @@ import type { Finding } from '../src/rules/index.ts';
 import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/index.ts';
 import { useDetail } from './detail.ts';
 import {
-  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,
+  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, threadOf, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
 import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
 import { Empty, EraBadge, presentFindings } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
+import { RunTreeView } from './views/run-tree.tsx';
 import { InputView } from './views/input.tsx';
 import { ActOnExchange, type Sent } from './views/resend.tsx';
 import { NegotiationView } from './views/negotiation.tsx';
@@ -25,7 +26,7 @@ export const VIEWS = [
   { id: 'input', label: 'Input' },
   { id: 'negotiation', label: 'Negotiation' },
   { id: 'stripped', label: 'Stripped members' },
-  { id: 'identity', label: 'Identity' },
+  { id: 'identity', label: 'Identity & runs' },
   { id: 'timeline', label: 'Timeline' },
   { id: 'findings', label: 'Findings' },
   { id: 'state', label: 'State & messages' },
@@ -355,6 +356,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
           <Timing source={source} x={x} />
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
+              thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
               onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />
           </div>
         </main>
@@ -375,6 +377,11 @@ interface ViewProps {
   goEvent: (n: number) => void;
   showFinding: (f: Finding) => void;
   onSent: (s: Sent) => void;
+  /** The exchanges of x's thread, in capture order (x alone when it names none). */
+  thread: PanelExchange[];
+  /** An exchange's number in the list. */
+  numberOf: (id: string) => number;
+  select: (id: string) => void;
 }
 
 /**
@@ -412,7 +419,7 @@ function View(p: ViewProps) {
     case 'stripped':
       return <StrippedView stripped={d.stripped!} version={report.consumerVersion} onEvent={p.goEvent} />;
     case 'identity':
-      return <IdentityView inp={d.input!} runs={d.runs!} />;
+      return <><IdentityView inp={d.input!} runs={d.runs!} /><RunTreeView source={source} x={x} thread={p.thread} numberOf={p.numberOf} onSelect={p.select} /></>;
     case 'timeline':
       return (
         <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={p.filter} onFilter={p.setFilter} selected={p.event} onSelect={p.setEvent}
@@ -433,6 +440,11 @@ function Timing({ source, x }: { source: SessionSource; x: PanelExchange }) {
 }
 
 /** The detail parts each view reads (the timeline asks for expansions too, while it shows them); three at most. */
+function threadExchanges(all: readonly PanelExchange[], x: PanelExchange): PanelExchange[] {
+  const thread = threadOf(x);
+  return thread === null ? [x] : all.filter((e) => e === x || threadOf(e) === thread);
+}
+
 const NEEDS: Record<ViewId, DetailPart[]> = {
   input: ['input'],
   negotiation: ['input', 'runs'],

@@ -145,6 +145,18 @@ export interface RowHint {
   words: string | null;
 }
 
+const threads = new WeakMap<PanelExchange, string | null>();
+
+/** The thread an exchange belongs to: its input's threadId, else its first run's; null when neither names one. */
+export function threadOf(x: PanelExchange): string | null {
+  if (threads.has(x)) return threads.get(x)!;
+  const input = x.requestBody === null ? null : runAgentInputIn(x.requestBody);
+  const id = typeof input?.threadId === 'string' ? input.threadId : x.report?.runs.find((r) => r.threadId !== null)?.threadId ?? null;
+  // A request never changes once captured; a report may still bring the runs' thread.
+  if (id !== null || x.outcome !== 'pending') threads.set(x, id);
+  return id;
+}
+
 const hints = new WeakMap<PanelExchange, RowHint>();
 /** Ids shortened to their last characters, which is where generated ids differ. */
 const tail = (id: unknown): string | null => (typeof id === 'string' && id.length > 0 ? (id.length > 8 ? `…${id.slice(-6)}` : id) : null);

@@ -22,6 +22,8 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'state', exchange: 0 },
   // The pre-1.0 exchange: its badge, and its 1.0 readiness apart from its findings.
   { view: 'findings', exchange: 7, name: 'readiness' },
+  // The run that spawned another on its thread, and the subagents it delegated to.
+  { view: 'identity', exchange: 9, name: 'run-tree' },
 ];
 
 async function main(): Promise<void> {
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
     await run('interrupt', { threadId: 'thread-shots' });
     await run('interrupt', { resume: 'partial' });
     await run('pre-1.0');
+    await run('subagents', { threadId: 'thread-tree', runId: 'run-parent' });
+    await run('chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent' });
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
