@@ -178,7 +178,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
             onChange={(e) => onTick(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
         <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
-        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true">Findings</span>
+        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true" class="c-ttft" title="Time to first content: request start → the first text, tool-arguments or reasoning delta">TTFT</span><span aria-hidden="true">Findings</span>
       </div>
       <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
@@ -203,6 +203,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
               data-origin={x.resentFrom === undefined ? 'page' : 'inspector'}
+              data-first-content-ms={x.firstContentMs ?? ''}
             >
               <span>
                 <input type="checkbox" checked={ticked.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
@@ -220,6 +221,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               <span class="c-runs">{x.report?.runs.length ?? '—'}</span>
               <span class="c-events">{x.events.length}</span>
               <span class="c-duration">{formatMs(durationOf(x))}</span>
+              <span class="c-ttft">{formatMs(x.firstContentMs)}</span>
               <span title={readiness > 0 ? `${findings} findings, and ${readiness} 1.0-readiness items` : undefined}>
                 {findings ?? '—'}{readiness > 0 ? <span class="muted" data-testid="readiness-count"> +{readiness}</span> : null}
               </span>

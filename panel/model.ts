@@ -25,6 +25,8 @@ export interface PanelExchange {
   requestBody: string | null;
   requestNote: BodyNote | null;
   report: ExchangeReport | null;
+  /** When the first content arrived, ms after the request started (the timing's firstContentMs); null before any, or with no times recorded. */
+  firstContentMs: number | null;
   analysisError: string | null;
   /** Bytes were dropped for the worker's memory cap: the analysis stops where they start. */
   capped: boolean;

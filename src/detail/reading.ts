@@ -161,6 +161,11 @@ export class ExchangeReading {
     return this.analyzer.report();
   }
 
+  /** The timing's time to first content as of now; null without one (no times recorded, or no content yet). */
+  firstContentMs(): number | null {
+    return this.timing?.firstContentMs() ?? null;
+  }
+
   /** One part of the detail, as of now (`report` given when the caller holds it already). */
   part<K extends DetailPart>(k: K, report: ExchangeReport = this.report()): ExchangeDetail[K] {
     return this.parts[k](report) as ExchangeDetail[K];

@@ -6,6 +6,15 @@ import { STORY_CHUNKS_BEFORE_STOP, TURNS } from './turns.ts';
  */
 export type Step = 'connect' | 'hello' | 'weather' | 'remember' | 'book' | 'cancel' | 'stop';
 
+/** The two ways `@ag-ui/langgraph` says a run stopped to ask (langgraph/server.ts's INTERRUPTS). */
+export type InterruptStyle = 'legacy' | 'outcome';
+
+/**
+ * The request header by which the LangGraph lab behind CopilotKit picks the adapter's interrupt
+ * style for a run, so that one thread can use both.
+ */
+export const INTERRUPT_STYLE_HEADER = 'x-lab-interrupts';
+
 export interface LabPage {
   /** The steps this lab's session takes (labs.test.ts lists them per lab). */
   steps: Partial<Record<Step, () => Promise<void>>>;
@@ -52,6 +61,9 @@ export const WEATHER_TOOL = {
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
+/** What the page's weather tool answers for a city, whichever lab's page answers it. */
+export const weatherIn = (city: string) => ({ city, sky: 'sunny', celsius: 21 });
+
 /**
  * The page's side of the tool step: when the agent's last message calls the page's tool, adds its
  * result and says so, for the page to run the agent again; false when the turn is over.
@@ -61,7 +73,7 @@ export function answerWeather(agent: BareAgent): boolean {
   const call = last?.role === 'assistant' ? last.toolCalls?.find((c) => c.function.name === WEATHER_TOOL.name) : undefined;
   if (!call) return false;
   const { city } = JSON.parse(call.function.arguments) as { city: string };
-  agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: call.id, content: JSON.stringify({ city, sky: 'sunny', celsius: 21 }) });
+  agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: call.id, content: JSON.stringify(weatherIn(city)) });
   return true;
 }
 
