@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ChromiumBrowser, type FirefoxBrowser } from './browsers.ts';
+import { readInPanel } from './demo-panel.ts';
 
 /** Runs in the panel: selects the only exchange, shows the State view, and scrubs through every step. */
 async function scrub(): Promise<{ latest: string; steps: { step: string; rows: string[] }[]; back: string; latestAgain: string }> {
@@ -51,47 +49,16 @@ function check(r: Awaited<ReturnType<typeof scrub>>): void {
   assert.equal(r.latestAgain, '3');
 }
 
+const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
+
 describe('state time travel in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  /**
-   * The demo page in a new tab of `b` running `misbehave-state` with its own @ag-ui/client, the demo
-   * agent started on first use: the one exchange each browser's panel then scrubs through.
-   */
-  async function runDemo<P extends { goto(url: string): Promise<unknown>; evaluate(fn: () => unknown): Promise<unknown> }>(b: { newPage(): Promise<P> }): Promise<{ page: P; url: string }> {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    const page = await b.newPage();
-    await page.goto(`${agent.url}/`);
-    await poll(page, () => typeof window.demo?.run === 'function');
-    await page.evaluate(() => window.demo.run('misbehave-state', { delay: 2 }));
-    return { page, url: agent.url };
+  for (const [target, name] of [['chrome', 'Chromium DevTools: scrubbing, diffs against the step before, the failed delta'], ['firefox', 'Firefox: the same steps and diffs']] as const) {
+    test(name, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, [['misbehave-state', { delay: 2 }]], analysed, scrub));
+    });
   }
-
-  test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
-    const b: ChromiumBrowser = await launchChromium({ extDir: await buildExtension('chrome') });
-    try {
-      const { url } = await runDemo(b);
-      const { panel } = await openInspectorPanel(b.context, url, b.extensionId);
-      await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
-      check(await panel.eval(scrub));
-    } finally {
-      await b.close();
-    }
-  });
-
-  test('Firefox: the same steps and diffs', async () => {
-    const b: FirefoxBrowser = await launchFirefox({ extDir: await buildExtension('firefox') });
-    try {
-      const { page } = await runDemo(b);
-      const panel: Page = await b.newPage();
-      await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      await panel.evaluate('globalThis.__name = (f) => f');
-      await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
-      check(await panel.evaluate(scrub));
-    } finally {
-      await b.close();
-    }
-  });
 });
