@@ -447,6 +447,8 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),
   'agui-inspector/resend': async (req) => resend(await restored(req.tabId), req.exchangeId, req.body, req.reuse),
   'agui-inspector/state-diff': async (req) => (await restored(req.tabId))?.stateDiff(req.exchangeId, req.step) ?? null,
+  'agui-inspector/conversation-diff': async (req) => (await restored(req.tabId))?.conversationDiff(req.exchangeId, req.step) ?? null,
+  'agui-inspector/conversation-at': async (req) => (await restored(req.tabId))?.conversationAt(req.exchangeId, req.step) ?? null,
 };
 
 /**

@@ -14,7 +14,7 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type StateDiff } from '../src/detail/index.ts';
+import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
 import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
@@ -282,7 +282,7 @@ export class Session {
         view: {
           id: key, api: msg.api, url: msg.url, method: msg.method, startedAt: msg.t,
           request: { contentType: msg.requestContentType, body, note },
-          response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, analysisError: null,
+          response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, firstContentMs: null, analysisError: null,
         },
         chunks: [], events: [], reading: null, fresh: [], changed: true,
       };
@@ -417,6 +417,7 @@ export class Session {
 
   private viewOf(x: Exchange): ExchangeView {
     x.view.report = this.report(x);
+    x.view.firstContentMs = x.reading?.firstContentMs() ?? null;
     return { ...x.view };
   }
 
@@ -440,6 +441,14 @@ export class Session {
 
   stateDiff(id: string, step: number): StateDiff | null {
     return this.ofReading(id, (r) => r.stateDiff(step));
+  }
+
+  conversationDiff(id: string, step: number): ConvDiff | null {
+    return this.ofReading(id, (r) => r.conversationDiff(step));
+  }
+
+  conversationAt(id: string, step: number): { messages: ConvMessage[] } | null {
+    return this.ofReading(id, (r) => r.conversationAt(step));
   }
 
   /** A question about one exchange's reading; null for an exchange not held, or a reading that fails on it. */

@@ -122,7 +122,9 @@ export function resumeEntriesFor(interrupts: readonly Interrupt[], coverage: 'al
 }
 
 function runStarted(input: RunAgentInput, runId = input.runId, protocolVersion = DEMO_PROTOCOL_VERSION): Event {
-  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion };
+  // The requested run says which run spawned it, as its input did (events/lifecycle#run_started).
+  const parent = runId === input.runId && input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {};
+  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion, ...parent };
 }
 
 function runFinished(input: RunAgentInput, extra: Partial<Extract<Event, { type: EventType.RUN_FINISHED }>> = {}): Event {
@@ -501,6 +503,68 @@ const misbehaveState: Scenario = {
   ],
 };
 
+/** What the `misbehave-conversation` scenario streams, message by message, before its snapshot restates them. */
+const conversationPlan = {
+  plan: "I'll look that up.",
+  draft: 'The answer is 41.',
+  check: 'Checking the sources…',
+  aside: '(thinking out loud: not meant for you)',
+  source: 'Source: the manual, page 12.',
+  note: 'Note: the figures are from 2024.',
+} as const;
+
+const misbehaveConversation: Scenario = {
+  name: 'misbehave-conversation',
+  inspector: { verdict: 'completed', rules: ['conversation/snapshot-drops-own-message'] },
+  description:
+    'Six streamed messages and an activity, then a MESSAGES_SNAPSHOT that leaves one out, lists two of the others first and rewrites one.',
+  shows:
+    'Conversation time travel: at the snapshot step the diff says "aside" dropped, "source" and "note" reordered (listed first, yet kept in place: a snapshot does not reorder what the consumer holds), "draft" replaced (41 → 42); the activity, which no snapshot of messages carries, survives as activity.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const id = (k: keyof typeof conversationPlan): string => idFor(input, k);
+    const said = (k: keyof typeof conversationPlan, content: string = conversationPlan[k]): Message => ({ id: id(k), role: 'assistant', content });
+    return [
+      runStarted(input),
+      { type: EventType.ACTIVITY_SNAPSHOT, messageId: idFor(input, 'progress'), activityType: 'PROGRESS', content: { step: 'looking up' } },
+      ...(Object.keys(conversationPlan) as (keyof typeof conversationPlan)[]).flatMap((k) => textMessage(id(k), conversationPlan[k])),
+      { type: EventType.MESSAGES_SNAPSHOT, messages: [...input.messages, said('source'), said('note'), said('plan'), said('draft', 'The answer is 42.'), said('check')] },
+      runFinished(input),
+    ];
+  },
+};
+
+/** A text message of a subagent invocation: its events carry the invocation's subagentRunId (events/subagents). */
+function delegated(subagentRunId: string, messageId: string, text: string): Event[] {
+  return textMessage(messageId, text).map((e) => ({ ...e, subagentRunId }) as Event);
+}
+
+const subagents: Scenario = {
+  name: 'subagents',
+  inspector: { verdict: 'completed', rules: [] },
+  description: 'A run that delegates: a planner subagent hands research to one subagent and drafting to another; the drafter fails, the planner finishes, the run answers.',
+  shows: 'The run tree in the Identity & runs view: the run, the planner under it, the researcher (success) and the drafter (error) under the planner.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const [planner, researcher, drafter] = ['planner', 'researcher', 'drafter'].map((n) => idFor(input, n)) as [string, string, string];
+    return [
+      runStarted(input),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: planner, name: 'planner', description: 'Splits the request into research and drafting.' },
+      ...delegated(planner, idFor(input, 'plan'), 'Research the options, then draft the answer.'),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: researcher, name: 'researcher', parentSubagentRunId: planner },
+      ...delegated(researcher, idFor(input, 'found'), 'Three flights and two trains fit the dates.'),
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: researcher, outcome: { type: 'success' } },
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: drafter, name: 'drafter', parentSubagentRunId: planner },
+      { type: EventType.SUBAGENT_ERROR, subagentRunId: drafter, message: 'The drafting model is over its quota.', code: 'quota' },
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: planner },
+      ...textMessage(idFor(input, 'answer'), 'I found three flights and two trains; drafting failed, so here is the plain list.'),
+      runFinished(input),
+    ];
+  },
+};
+
 const misbehaveMalformed: Scenario = {
   name: 'misbehave-malformed',
   inspector: { verdict: 'failed', rules: ['schema/malformed'] },
@@ -660,11 +724,13 @@ export const scenarios: readonly Scenario[] = [
   misbehaveMalformed,
   preVersion,
   misbehaveState,
+  misbehaveConversation,
   misbehaveToolArgs,
   slowStart,
   stall,
   slowTool,
   buffered,
+  subagents,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

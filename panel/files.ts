@@ -30,8 +30,8 @@ export type ImportMessage =
   /** Exchange `index` begins; its events follow, then its end. */
   | { type: 'exchange'; index: number; meta: ExchangeMeta; report: ExchangeReport | null }
   /** The events' `raw` texts travel joined in `raws`, each ending at its entry of `ends` (see `unpackEvents`). */
-  | { type: 'events'; index: number; events: EventView[]; raws: string; ends: number[]; report: ExchangeReport }
-  | { type: 'end'; index: number; chunks: Chunk[]; report: ExchangeReport | null; analysisError: string | null }
+  | { type: 'events'; index: number; events: EventView[]; raws: string; ends: number[]; report: ExchangeReport; firstContentMs: number | null }
+  | { type: 'end'; index: number; chunks: Chunk[]; report: ExchangeReport | null; firstContentMs: number | null; analysisError: string | null }
   | { type: 'done' }
   | { type: 'failed'; message: string };
 
@@ -44,6 +44,8 @@ export type JobRequest =
   | { type: 'detail'; ask: number; index: number; part: DetailPart }
   | { type: 'state-at'; ask: number; index: number; step: number }
   | { type: 'state-diff'; ask: number; index: number; step: number }
+  | { type: 'conversation-diff'; ask: number; index: number; step: number }
+  | { type: 'conversation-at'; ask: number; index: number; step: number }
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
@@ -122,7 +124,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
     const postEvents = (force: boolean): void => {
       if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
-      post({ type: 'events', index, report: reading.report(), ...packEvents(events) });
+      post({ type: 'events', index, report: reading.report(), firstContentMs: reading.firstContentMs(), ...packEvents(events) });
       events = [];
       progress.percent = analysing();
       postProgress(true);
@@ -146,7 +148,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     }
     readings.push(analysisError === null ? reading : null);
     const own = ownChunks(x.chunks);
-    post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, analysisError }, [own.buffer]);
+    post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, firstContentMs: reading?.firstContentMs() ?? null, analysisError }, [own.buffer]);
     progress.exchangesAnalysed = index + 1;
     progress.percent = analysing();
     postProgress(index === exchanges.length - 1);
@@ -155,11 +157,24 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   return readings;
 }
 
-/** An answer to a view's question about an imported exchange, as the worker's `detail`, `state-at` and `state-diff` answer for a tab. */
-export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: 'detail' | 'state-at' | 'state-diff' }>): unknown {
+type QuestionType = 'detail' | 'state-at' | 'state-diff' | 'conversation-diff' | 'conversation-at';
+
+/** An answer to a view's question about an imported exchange, as the worker answers the same question for a tab. */
+export function answerOf(readings: readonly (ExchangeReading | null)[], q: Extract<JobRequest, { type: QuestionType }>): unknown {
   const reading = readings[q.index];
   if (!reading) return null;
-  return q.type === 'detail' ? reading.part(q.part) : q.type === 'state-at' ? reading.stateAt(q.step) : reading.stateDiff(q.step);
+  switch (q.type) {
+    case 'detail':
+      return reading.part(q.part);
+    case 'state-at':
+      return reading.stateAt(q.step);
+    case 'state-diff':
+      return reading.stateDiff(q.step);
+    case 'conversation-diff':
+      return reading.conversationDiff(q.step);
+    case 'conversation-at':
+      return reading.conversationAt(q.step);
+  }
 }
 
 /** Analysed between checks for a batch to post, so a single large chunk still reports progress. */

@@ -31,7 +31,9 @@ scope.onmessage = (e) => {
       return;
     case 'detail':
     case 'state-at':
-    case 'state-diff': {
+    case 'state-diff':
+    case 'conversation-diff':
+    case 'conversation-at': {
       let value: unknown = null;
       try {
         value = answerOf(readings, job);

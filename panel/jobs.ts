@@ -16,7 +16,9 @@ export interface Job {
 export type Question =
   | { type: 'detail'; index: number; part: DetailPart }
   | { type: 'state-at'; index: number; step: number }
-  | { type: 'state-diff'; index: number; step: number };
+  | { type: 'state-diff'; index: number; step: number }
+  | { type: 'conversation-diff'; index: number; step: number }
+  | { type: 'conversation-at'; index: number; step: number };
 
 export interface ImportJob extends Job {
   /** What the import's worker answers, once the file is read; null when it has no answer (or the job ended). */

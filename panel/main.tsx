@@ -42,6 +42,8 @@ const idle: SessionSource = {
   detail: () => Promise.resolve(null),
   stateAt: () => Promise.resolve(null),
   stateDiff: () => Promise.resolve(null),
+  conversationDiff: () => Promise.resolve(null),
+  conversationAt: () => Promise.resolve(null),
   close() {},
 };
 

@@ -21,7 +21,7 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type StateDiff } from './detail/index.ts';
+import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
 import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
@@ -263,6 +263,8 @@ export interface ExchangeView {
   /** Bytes of this exchange were dropped for the memory cap; its analysis stops where they start. */
   capped: boolean;
   report: ExchangeReport | null;
+  /** The timing's firstContentMs as of now (the list's TTFT column); null before any content. */
+  firstContentMs: number | null;
   analysisError: string | null;
   /** Sent from the Inspector (the panel's resend): the id of the exchange it resends. Absent for the page's own. */
   resentFrom?: string;
@@ -339,6 +341,10 @@ export interface RequestMap {
   'agui-inspector/resend': { carries: { tabId: number; exchangeId: string; body: string; reuse: boolean }; answers: { exchangeId: string } | { error: string } };
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   'agui-inspector/state-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: StateDiff | null };
+  /** What the exchange's conversation step `step` (an index into its `conversationSteps` part) changed; null when there is none. */
+  'agui-inspector/conversation-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: ConvDiff | null };
+  /** The messages the consumer holds after conversation step `step`; null when there is none. */
+  'agui-inspector/conversation-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { messages: ConvMessage[] } | null };
 }
 
 export type RequestType = keyof RequestMap;
@@ -492,6 +498,8 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && str(x.body, LIMITS.requestBody) && typeof x.reuse === 'boolean',
   },
   'agui-inspector/state-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
+  'agui-inspector/conversation-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
+  'agui-inspector/conversation-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
 };
 
 /** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */

@@ -22,6 +22,8 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/detail', tabId: 1, exchangeId: 'doc:1', part: 'conversation' },
     { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
     { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 3 },
+    { type: 'agui-inspector/conversation-diff', tabId: 1, exchangeId: 'doc:1', step: 2 },
+    { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
   ];
   it('accepts every request the map names, as it was sent', () => {
     for (const r of valid) assert.deepEqual(checkRequest(r), r, JSON.stringify(r));
@@ -55,6 +57,8 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: -1 },
       { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 1.5 },
       { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: '0' },
+      { type: 'agui-inspector/conversation-diff', tabId: 1, exchangeId: 'doc:1', step: -2 },
+      { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1' },
     ];
     for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));
   });

@@ -55,6 +55,21 @@ export const CONVERSATION_RULES = defineRules({
 /** A message as the reference consumer holds it: the event's and the input's own shape, plus what apply added. */
 export type HeldMessage = JsonObject & { id?: unknown; role?: unknown };
 
+/**
+ * What one `apply` did to one message, for the views' conversation diff (detail/conversation.ts): read
+ * right after the apply, it costs what the event changed, never a comparison of whole conversations.
+ */
+export interface HeldChange {
+  /** `kept`: a MESSAGES_SNAPSHOT listed a held message as it already was. */
+  change: 'added' | 'replaced' | 'dropped' | 'kept';
+  /** As held after the apply; for `dropped`, as it was held until then. */
+  message: HeldMessage;
+  /** Where a MESSAGES_SNAPSHOT lists the message, when it does. */
+  listed?: number;
+  /** A snapshot's `replaced`: the copy it replaced, no longer held (so never changed again). */
+  was?: HeldMessage;
+}
+
 /** Where a held message came from. */
 export interface Origin {
   /** `stream`: minted by this stream's own events (TEXT_MESSAGE_START, TOOL_CALL_START, TOOL_CALL_RESULT, ...). */
@@ -138,6 +153,9 @@ export class ConsumerModel {
   private readonly touched = new WeakMap<HeldMessage, number>();
   /** Counts the changes to what the consumer holds: an event that leaves it alone leaves this alone. */
   revision = 0;
+  /** What the last `apply` changed, each message once, in the order it happened; emptied by the next. */
+  readonly changes: HeldChange[] = [];
+  private readonly changed = new Set<HeldMessage>();
   private readonly opened = new Map<string, CallOpened>();
   private readonly restreams = new Map<string, Restream>();
   /** Tool messages already reported out of order, by id: one finding each. */
@@ -173,9 +191,17 @@ export class ConsumerModel {
     return this.touched.get(m) ?? null;
   }
 
-  private mark(m: HeldMessage, event: number): void {
+  private mark(m: HeldMessage, event: number, change: 'added' | 'replaced' = 'replaced', listed?: number): void {
     this.touched.set(m, event);
     this.revision++;
+    this.note({ change, message: m, ...(listed !== undefined ? { listed } : {}) });
+  }
+
+  /** A message's first change in this apply is the one it is listed under (a message added, then written, was added). */
+  private note(c: HeldChange): void {
+    if (this.changed.has(c.message)) return;
+    this.changed.add(c.message);
+    this.changes.push(c);
   }
 
   /** `index` if it still describes `messages` (the same array, as long as it was), else null. */
@@ -245,7 +271,7 @@ export class ConsumerModel {
       ConsumerModel.indexCalls(c, m);
     }
     this.origins.set(m, { how, event, run: this.run });
-    this.mark(m, event);
+    this.mark(m, event, 'added');
     return m;
   }
 
@@ -280,6 +306,10 @@ export class ConsumerModel {
 
   /** Applies one event the consumer handles; `index` is the frame it came from. */
   apply(ev: Ev, index: number): void {
+    if (this.changes.length > 0) {
+      this.changes.length = 0;
+      this.changed.clear();
+    }
     const merge = ConsumerModel.merge;
     switch (ev.type) {
       case 'RUN_STARTED': {
@@ -369,7 +399,7 @@ export class ConsumerModel {
         while (i < this.messages.length && this.messages[i]!.role === 'tool') i++;
         this.insert(i, m);
         this.origins.set(m, { how: 'stream', event: index, run: this.run });
-        this.mark(m, index);
+        this.mark(m, index, 'added');
         return;
       }
       case 'MESSAGES_SNAPSHOT':
@@ -543,7 +573,16 @@ export class ConsumerModel {
 
   private snapshot(ev: Ev, index: number): void {
     // Copies: the model edits what it holds, and the event stays as received for the views.
-    const incoming = (Array.isArray(ev.messages) ? ev.messages.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
+    const listed = Array.isArray(ev.messages) ? ev.messages : [];
+    const incoming: JsonObject[] = [];
+    // Where the event lists each message, for the views (a non-object entry is skipped, yet keeps its place).
+    const place = new Map<JsonObject, number>();
+    listed.forEach((m, i) => {
+      if (!isObject(m)) return;
+      const copy = structuredClone(withoutNullOwner(m));
+      incoming.push(copy);
+      place.set(copy, i);
+    });
     const byId = new Map(incoming.map((m) => [m.id, m]));
     const hasActivity = incoming.some((m) => m.role === 'activity');
     const hasReasoning = incoming.some((m) => m.role === 'reasoning');
@@ -558,14 +597,24 @@ export class ConsumerModel {
       if (next !== undefined) {
         // 0.0.59 keeps an exempt message's own copy even when the snapshot lists it; 1.0.0 takes the snapshot's.
         const replacement = this.o.legacy?.() && exempt(m) ? m : next;
-        if (replacement !== m) {
+        const at = place.get(next);
+        if (replacement !== m && !jsonEqual(replacement, m)) {
           this.origins.set(replacement, this.origins.get(m)!);
-          if (!jsonEqual(replacement, m)) this.mark(replacement, index);
-          else if (this.touched.has(m)) this.mark(replacement, this.touched.get(m)!);
+          this.touched.set(replacement, index);
+          this.note({ change: 'replaced', message: replacement, listed: at, was: m });
+        } else {
+          if (replacement !== m) {
+            this.origins.set(replacement, this.origins.get(m)!);
+            if (this.touched.has(m)) this.touched.set(replacement, this.touched.get(m)!);
+          }
+          this.note({ change: 'kept', message: replacement, listed: at });
         }
         kept.push(replacement);
       } else if (exempt(m)) kept.push(m);
-      else dropped.push(m);
+      else {
+        dropped.push(m);
+        this.note({ change: 'dropped', message: m });
+      }
     }
     const held = new Set(kept.map((m) => m.id));
     const added: HeldMessage[] = [];
@@ -574,7 +623,7 @@ export class ConsumerModel {
       kept.push(m);
       added.push(m);
       this.origins.set(m, { how: 'snapshot', event: index, run: this.run });
-      this.mark(m, index);
+      this.mark(m, index, 'added', place.get(m));
     }
     this.messages = kept;
     this.revision++;

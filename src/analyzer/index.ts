@@ -14,7 +14,7 @@ export { PRE_1_0_READINGS } from './era.ts';
 export type * from './types.ts';
 /** Each family's rules, for the rule list and the tests. */
 export { CHUNK_RULES } from './chunks.ts';
-export { CONVERSATION_RULES, ConsumerModel, type HeldMessage, type Origin } from './consumer.ts';
+export { CONVERSATION_RULES, ConsumerModel, type HeldChange, type HeldMessage, type Origin } from './consumer.ts';
 export { DISCIPLINE_RULES } from './discipline.ts';
 export { HTTP_RULES } from './http.ts';
 export { INPUT_RULES } from './input.ts';

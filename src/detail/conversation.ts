@@ -1,9 +1,15 @@
 /**
  * The conversation as the views show it: what the consumer model (analyzer/consumer.ts) holds, as plain
  * data, and what one step changed in it. The model is the one truth; nothing here applies an event.
+ *
+ * What a step changed is what the model noted while applying it (ConsumerModel.changes), kept per step
+ * as a few ids: a step's diff costs what the step changed, never the conversation it changed. A
+ * MESSAGES_SNAPSHOT reconciles as events/state#messages_snapshot says — replaced in place, appended when
+ * new, dropped when absent except activity and reasoning — so the consumer never reorders what it holds:
+ * `reordered` names the held messages the snapshot lists in another order, whose place the consumer keeps.
  */
-import type { ConsumerModel, HeldMessage, Origin } from '../analyzer/index.ts';
-import { isObject, jsonEqual } from '../json.ts';
+import type { ConsumerModel, HeldChange, HeldMessage, Origin } from '../analyzer/index.ts';
+import { isObject, type JsonObject } from '../json.ts';
 
 export interface ToolCallView {
   id: string;
@@ -11,14 +17,18 @@ export interface ToolCallView {
   arguments: string;
 }
 
-export interface ConvMessage {
-  id: string;
-  role: string;
+/** A message's content as the views show it. */
+export interface ConvContent {
   /** Text, or the content parts as sent. */
   content: unknown;
   toolCalls: ToolCallView[];
   toolCallId?: string;
   activityType?: string;
+}
+
+export interface ConvMessage extends ConvContent {
+  id: string;
+  role: string;
   /** Index of the event that last changed it; null for history the app sent, as sent. */
   event: number | null;
   /** How the consumer came to hold it: the app's input, this stream's own events, a snapshot, a RUN_STARTED echo. */
@@ -31,19 +41,49 @@ export interface ConversationStep {
   type: string;
 }
 
-/** What one step changed, message by message (`reordered`: a message held before and after whose place among the others moved). */
+export type ConvChangeKind = 'added' | 'replaced' | 'dropped' | 'reordered';
+
+/** What one step did to one message. */
 export interface ConvChange {
-  change: 'added' | 'replaced' | 'dropped' | 'reordered';
+  change: ConvChangeKind;
   id: string;
   role: string;
+  /** An activity message is the application's own UI state, not conversation (events/activity); it never travels to the producer. */
+  kind: 'message' | 'activity';
+  activityType?: string;
+  /** Where the step's MESSAGES_SNAPSHOT lists it, when it does. */
+  listed?: number;
+  /** As the step's snapshot states it (added, replaced and reordered rows of a snapshot). */
+  now?: ConvContent;
+  /** As the consumer held it before: a dropped message, and one the snapshot replaced (a reordered one too, when it also changed). */
+  was?: ConvContent;
+}
+
+/** What conversation step `step` changed, rows in the order the consumer holds them, additions last. */
+export interface ConvDiff {
+  step: number;
+  event: number;
+  type: string;
+  changes: ConvChange[];
+  /** More rows than `changes` holds; the rest are left out. */
+  truncated: boolean;
+}
+
+/** One step's changes as kept between questions: ids and roles, and the copies a snapshot let go. */
+export interface KeptChange {
+  change: ConvChangeKind;
+  id: string;
+  role: string;
+  activityType?: string;
+  listed?: number;
+  was?: HeldMessage;
 }
 
 const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function viewOfMessage(model: ConsumerModel, m: HeldMessage): ConvMessage {
+/** A held or listed message's content as the views show it. */
+export function contentOf(m: JsonObject): ConvContent {
   return {
-    id: s(m.id) ?? '',
-    role: s(m.role) ?? '?',
     content: m.content ?? '',
     toolCalls: (Array.isArray(m.toolCalls) ? m.toolCalls.filter(isObject) : []).map((c) => {
       const fn = isObject(c.function) ? c.function : {};
@@ -51,9 +91,11 @@ function viewOfMessage(model: ConsumerModel, m: HeldMessage): ConvMessage {
     }),
     ...(typeof m.toolCallId === 'string' ? { toolCallId: m.toolCallId } : {}),
     ...(typeof m.activityType === 'string' ? { activityType: m.activityType } : {}),
-    event: model.eventOf(m),
-    origin: model.originOf(m)?.how ?? 'stream',
   };
+}
+
+function viewOfMessage(model: ConsumerModel, m: HeldMessage): ConvMessage {
+  return { id: s(m.id) ?? '', role: s(m.role) ?? '?', ...contentOf(m), event: model.eventOf(m), origin: model.originOf(m)?.how ?? 'stream' };
 }
 
 /** What the model holds, as the views show it. */
@@ -82,35 +124,45 @@ function increasing(xs: number[]): Set<number> {
 }
 
 /**
- * What changed from `before` to `after`, matched by id (a message the consumer holds twice under one id
- * is matched in order): added, dropped, replaced (held in both, differing), and reordered (held in both,
- * its place among the others moved). Costs what the two lists weigh, once.
+ * One step's changes as the model noted them, kept until asked for. Of the held messages a snapshot lists,
+ * those outside a longest run it lists in the consumer's own order are `reordered`: the fewest that moved.
  */
-export function diffConversation(before: readonly ConvMessage[], after: readonly ConvMessage[]): ConvChange[] {
-  const key = (m: ConvMessage, seen: Map<string, number>): string => {
-    const n = seen.get(m.id) ?? 0;
-    seen.set(m.id, n + 1);
-    return `${n}\0${m.id}`;
-  };
-  const was = new Map<string, [number, ConvMessage]>();
-  const seenBefore = new Map<string, number>();
-  before.forEach((m, i) => was.set(key(m, seenBefore), [i, m]));
-  const out: ConvChange[] = [];
-  const seenAfter = new Map<string, number>();
-  const kept: { at: number; m: ConvMessage; old: ConvMessage }[] = [];
-  const present = new Set<string>();
-  for (const m of after) {
-    const k = key(m, seenAfter);
-    present.add(k);
-    const old = was.get(k);
-    if (!old) out.push({ change: 'added', id: m.id, role: m.role });
-    else kept.push({ at: old[0], m, old: old[1] });
+export function keptChanges(noted: readonly HeldChange[]): KeptChange[] {
+  const listedHeld = noted.filter((c) => (c.change === 'kept' || c.change === 'replaced') && c.listed !== undefined);
+  const inOrder = listedHeld.length > 1 ? increasing(listedHeld.map((c) => c.listed!)) : null;
+  const moved = new Set(inOrder ? listedHeld.filter((_, i) => !inOrder.has(i)) : []);
+  const out: KeptChange[] = [];
+  for (const c of noted) {
+    const change: ConvChangeKind | null = moved.has(c) ? 'reordered' : c.change === 'kept' ? null : c.change;
+    if (change === null) continue;
+    const m = c.message;
+    const row: KeptChange = { change, id: s(m.id) ?? '', role: s(m.role) ?? '?' };
+    if (typeof m.activityType === 'string') row.activityType = m.activityType;
+    if (c.listed !== undefined) row.listed = c.listed;
+    if (c.was) row.was = c.was;
+    else if (change === 'dropped') row.was = m;
+    out.push(row);
   }
-  const inOrder = increasing(kept.map((k) => k.at));
-  kept.forEach(({ m, old }, i) => {
-    if (!inOrder.has(i)) out.push({ change: 'reordered', id: m.id, role: m.role });
-    else if (!jsonEqual({ ...m, event: null }, { ...old, event: null })) out.push({ change: 'replaced', id: m.id, role: m.role });
+  // Additions come last, as the consumer appends them.
+  return [...out.filter((r) => r.change !== 'added'), ...out.filter((r) => r.change === 'added')];
+}
+
+/** Most rows one answer carries: a snapshot restating a whole conversation must not send every message. */
+export const MAX_CONV_CHANGES = 2000;
+
+/** The answer for conversation step `step`, at event `event` (`ev` the event, for what a snapshot states). */
+export function convDiff(step: number, event: number, ev: JsonObject, kept: readonly KeptChange[]): ConvDiff {
+  const listed = ev.type === 'MESSAGES_SNAPSHOT' && Array.isArray(ev.messages) ? ev.messages : [];
+  const changes = kept.slice(0, MAX_CONV_CHANGES).map((k): ConvChange => {
+    const row: ConvChange = { change: k.change, id: k.id, role: k.role, kind: k.role === 'activity' ? 'activity' : 'message' };
+    if (k.activityType !== undefined) row.activityType = k.activityType;
+    if (k.listed !== undefined) {
+      row.listed = k.listed;
+      const now = listed[k.listed];
+      if (isObject(now) && k.change !== 'dropped') row.now = contentOf(now);
+    }
+    if (k.was) row.was = contentOf(k.was);
+    return row;
   });
-  for (const [k, [, m]] of was) if (!present.has(k)) out.push({ change: 'dropped', id: m.id, role: m.role });
-  return out;
+  return { step, event, type: typeof ev.type === 'string' ? ev.type : '', changes, truncated: kept.length > changes.length };
 }

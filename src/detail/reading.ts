@@ -10,7 +10,8 @@ import { ConsumerModel, ExchangeAnalyzer, ThreadTracker, uncoveredBy, type Ev, t
 import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
-import { conversationOf, diffConversation, type ConvChange, type ConvMessage } from './conversation.ts';
+import { conversationOf, convDiff, keptChanges, type ConvDiff, type ConvMessage, type KeptChange } from './conversation.ts';
+import { SubagentTracker } from './run-tree.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
 import { ToolCallsReading, ToolThread } from './tools.ts';
@@ -61,6 +62,8 @@ export class ExchangeReading {
   /** Each event that changed the conversation, kept to replay it up to any step (`conversationAt`). */
   private readonly convSteps: Ev[] = [];
   private readonly convAt: number[] = [];
+  /** What each of those steps changed, as the model noted it. */
+  private readonly convChanges: KeptChange[][] = [];
   /** The event just handed to the consumer model and the model's revision before it: a step once the revision moved. */
   private convPending: { ev: Ev; index: number; revision: number } | null = null;
   /**
@@ -73,6 +76,7 @@ export class ExchangeReading {
   private lastType = '';
   private readonly timing: TimingReading | null;
   private readonly tools: ToolCallsReading;
+  private readonly subagents = new SubagentTracker();
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
@@ -101,6 +105,7 @@ export class ExchangeReading {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
         tools.hooks.onEmit(ev, index);
+        this.subagents.see(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
@@ -125,6 +130,7 @@ export class ExchangeReading {
     if (this.analyzer.consumer.revision === p.revision) return;
     this.convSteps.push(p.ev);
     this.convAt.push(p.index);
+    this.convChanges.push(keptChanges(this.analyzer.consumer.changes));
   }
 
   /** The frame before this one is complete: its expansion is kept when it rewrote the frame. */
@@ -155,6 +161,11 @@ export class ExchangeReading {
     return this.analyzer.report();
   }
 
+  /** The timing's time to first content as of now; null without one (no times recorded, or no content yet). */
+  firstContentMs(): number | null {
+    return this.timing?.firstContentMs() ?? null;
+  }
+
   /** One part of the detail, as of now (`report` given when the caller holds it already). */
   part<K extends DetailPart>(k: K, report: ExchangeReport = this.report()): ExchangeDetail[K] {
     return this.parts[k](report) as ExchangeDetail[K];
@@ -180,23 +191,28 @@ export class ExchangeReading {
     },
     timing: () => this.timing?.timing() ?? null,
     toolCalls: (r) => this.tools.rows(conversationOf(this.analyzer.consumer), this.runs(r), r, this.timing?.toolSpans() ?? null),
+    subagents: (r) => this.subagents.rows(r.findings),
   };
 
   /**
-   * The conversation after conversation step `n` (an index into the `conversationSteps` part) and what
-   * that step changed; null when there is no such step. Replayed from the input by a model that reports
-   * nothing, so it costs the steps up to `n`, and a step is asked for only when shown.
+   * The conversation after conversation step `n` (an index into the `conversationSteps` part); null when
+   * there is no such step. Replayed from the input by a model that reports nothing, so it costs the steps
+   * up to `n`: it is asked for on demand, as the state at a step is.
    */
-  conversationAt(n: number, report: ExchangeReport = this.report()): { messages: ConvMessage[]; changes: ConvChange[] } | null {
+  conversationAt(n: number, report: ExchangeReport = this.report()): { messages: ConvMessage[] } | null {
     this.settleConversation();
     if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
     const pre10 = report.era === 'pre-1.0';
     const model = new ConsumerModel({ history: this.analyzer.input.value?.messages, legacy: () => pre10 });
-    for (let i = 0; i < n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
-    const before = conversationOf(model);
-    model.apply(this.convSteps[n]!, this.convAt[n]!);
-    const messages = conversationOf(model);
-    return { messages, changes: diffConversation(before, messages) };
+    for (let i = 0; i <= n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
+    return { messages: conversationOf(model) };
+  }
+
+  /** What conversation step `n` changed, as noted when it was applied: costs what it changed. Null when there is no such step. */
+  conversationDiff(n: number): ConvDiff | null {
+    this.settleConversation();
+    if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
+    return convDiff(n, this.convAt[n]!, this.convSteps[n]!, this.convChanges[n]!);
   }
 
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConsumerModel, ExchangeAnalyzer, type HeldMessage } from '../../src/analyzer/index.ts';
 import { ExchangeReading } from '../../src/detail/index.ts';
-import { diffConversation, type ConvMessage } from '../../src/detail/conversation.ts';
 
 const ids = (m: ConsumerModel): unknown[] => m.messages.map((x) => x.id);
 
@@ -152,18 +151,6 @@ describe('what the model reports', () => {
 });
 
 describe('the conversation after any step, and what the step changed', () => {
-  const msg = (id: string, content: unknown = 'x', role = 'user'): ConvMessage => ({ id, role, content, toolCalls: [], event: null, origin: 'input' });
-
-  it('diffs name each change by kind: added, replaced, dropped, reordered', () => {
-    assert.deepEqual(diffConversation([msg('a'), msg('b'), msg('c')], [msg('a'), msg('c', 'y'), msg('d')]), [
-      { change: 'added', id: 'd', role: 'user' },
-      { change: 'replaced', id: 'c', role: 'user' },
-      { change: 'dropped', id: 'b', role: 'user' },
-    ]);
-    assert.deepEqual(diffConversation([msg('a'), msg('b'), msg('c')], [msg('c'), msg('a'), msg('b')]), [{ change: 'reordered', id: 'c', role: 'user' }]);
-    assert.deepEqual(diffConversation([msg('a')], [msg('a')]), []);
-  });
-
   it('replays the exchange to any step: the streamed message growing, then the snapshot that drops it', () => {
     const reading = new ExchangeReading({
       source: 'x',
@@ -190,11 +177,12 @@ describe('the conversation after any step, and what the step changed', () => {
     ]);
     const grown = reading.conversationAt(2)!;
     assert.deepEqual(grown.messages.map((m) => [m.id, m.content, m.event, m.origin]), [['u', 'hi', null, 'input'], ['m', 'Hello', 3, 'stream']]);
-    assert.deepEqual(grown.changes, [{ change: 'replaced', id: 'm', role: 'assistant' }]);
-    const snap = reading.conversationAt(3)!;
-    assert.deepEqual(snap.changes, [{ change: 'added', id: 'm2', role: 'assistant' }, { change: 'dropped', id: 'm', role: 'assistant' }]);
-    assert.deepEqual(snap.messages, reading.part('conversation'));
+    assert.deepEqual(reading.conversationDiff(2)!.changes, [{ change: 'replaced', id: 'm', role: 'assistant', kind: 'message' }]);
+    const snap = reading.conversationDiff(3)!;
+    assert.deepEqual(snap.changes.map((c) => [c.change, c.id]), [['dropped', 'm'], ['added', 'm2']]);
+    assert.deepEqual(reading.conversationAt(3)!.messages, reading.part('conversation'));
     assert.equal(reading.conversationAt(4), null);
     assert.equal(reading.conversationAt(-1), null);
+    assert.equal(reading.conversationDiff(4), null);
   });
 });

@@ -213,5 +213,12 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(s.detail('doc:9', 'input'), null, 'an exchange it does not hold');
     assert.equal(s.stateAt('doc:2', 0), null, 'no state step on this stream');
     assert.equal(s.stateDiff('doc:2', 0), null, 'nor a diff of one');
+    const steps = readings[1]!.part('conversationSteps');
+    assert.ok(steps.length > 0);
+    for (let n = 0; n < steps.length; n++) {
+      assert.deepEqual(s.conversationDiff('doc:2', n), readings[1]!.conversationDiff(n), `conversation step ${n}`);
+      assert.deepEqual(s.conversationAt('doc:2', n), readings[1]!.conversationAt(n), `conversation step ${n}`);
+    }
+    assert.equal(s.conversationDiff('doc:2', steps.length), null);
   });
 });

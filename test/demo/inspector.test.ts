@@ -4,7 +4,7 @@ import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { captureExchange, demoInput, scenarioInput } from '../../demo/record.ts';
 import { demoSchedule, findScenario, scenarios } from '../../demo/scenarios.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
-import { analyzeSession, type Timing } from '../../src/detail/index.ts';
+import { analyzeSession, SessionReader, type Timing } from '../../src/detail/index.ts';
 
 /** Each scenario's declared judgement is what the analyzer actually reaches on its traffic, over each transport it speaks. */
 describe('demo scenarios show what they claim', () => {
@@ -77,6 +77,34 @@ describe('demo timing scenarios show their figures', () => {
       assert.equal(t.buffering?.suspected, true);
       assert.equal(t.buffering.producedOverMs, (events.length - 1) * demoSchedule.producedEveryMs);
       assert.ok(t.buffering.arrivedWithinMs < 50, `arrived within ${t.buffering.arrivedWithinMs}`);
+    });
+  }
+});
+
+/** The conversation scenario's snapshot step says what the scenario claims, from its real traffic over each transport. */
+describe('demo conversation scenario shows its snapshot diff', () => {
+  let agent: DemoAgent;
+  before(async () => {
+    agent = await startDemoAgent({ port: 0, delayMs: 0, page: false });
+  });
+  after(() => agent.close());
+
+  for (const transport of ['sse', 'protobuf'] as const) {
+    it(`misbehave-conversation over ${transport}: aside dropped, source and note reordered, draft replaced; the activity kept`, async () => {
+      const accept = transport === 'protobuf' ? 'application/vnd.ag-ui.event+proto' : 'text/event-stream';
+      const input = scenarioInput(findScenario('misbehave-conversation')!, { runId: 'r' });
+      const x = await captureExchange(`${agent.url}/agent/misbehave-conversation`, JSON.stringify(input), accept, 'conv');
+      const reading = new SessionReader().read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status });
+      for (const c of x.chunks) reading.push(c.bytes, c.time);
+      reading.end(x.chunks.at(-1)!.time);
+      const steps = reading.part('conversationSteps');
+      const at = steps.findIndex((s) => s.type === 'MESSAGES_SNAPSHOT');
+      const diff = reading.conversationDiff(at)!;
+      assert.deepEqual(diff.changes.map((c) => `${c.change} ${c.id}`), ['replaced r:draft', 'dropped r:aside', 'reordered r:source', 'reordered r:note']);
+      assert.deepEqual(diff.changes.find((c) => c.change === 'replaced')?.was?.content, 'The answer is 41.');
+      const held = reading.conversationAt(at)!.messages;
+      assert.deepEqual(held.filter((m) => m.role !== 'user').map((m) => m.id), ['r:progress', 'r:plan', 'r:draft', 'r:check', 'r:source', 'r:note']);
+      assert.equal(held.find((m) => m.id === 'r:progress')?.role, 'activity');
     });
   }
 });

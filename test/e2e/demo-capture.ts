@@ -7,7 +7,7 @@ import { bodyOf, type CapturedExchange } from '../../src/exchange/exchange.ts';
 import { readHar } from '../../src/formats/har.ts';
 import { startDemoAgent } from '../../demo/agent.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, sleep, until, type ChromiumBrowser, type ExtensionBrowser } from './browsers.ts';
+import { buildExtension, launchChromium, poll, sleep, type ChromiumBrowser, type ExtensionBrowser } from './browsers.ts';
 import type { Recorded } from './recorder.ts';
 
 /** Runs a demo scenario in the page with fixed ids, so two runs send byte-identical requests. */
@@ -79,42 +79,5 @@ export async function demoInDevTools(args: string[] = []): Promise<DemoInDevTool
   } catch (e) {
     await close();
     throw e;
-  }
-}
-
-/**
- * Runs `scenario` once on the demo page served at `agentUrl`, then `read` in the Inspector's panel on that
- * tab once the worker judged the exchange: Chromium's DevTools window, or Firefox's panel page.
- */
-export async function scenarioInPanel<T>(browser: 'chromium' | 'firefox', agentUrl: string, scenario: string, read: () => Promise<T>): Promise<T> {
-  const run = (s: string) => window.demo.run(s, { delay: 2 });
-  if (browser === 'chromium') {
-    const b = await launchChromium({ extDir: await buildExtension('chrome') });
-    try {
-      const page = await b.newPage();
-      await page.goto(`${agentUrl}/`);
-      await page.waitForFunction(() => typeof window.demo?.run === 'function');
-      await page.evaluate(run, scenario);
-      const { panel } = await openInspectorPanel(b.context, agentUrl, b.extensionId);
-      await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
-      return await panel.eval(read);
-    } finally {
-      await b.close();
-    }
-  }
-  const b = await launchFirefox({ extDir: await buildExtension('firefox') });
-  try {
-    const page = await b.newPage();
-    await page.goto(`${agentUrl}/`);
-    await poll(page, () => typeof window.demo?.run === 'function');
-    await page.evaluate(run, scenario);
-    const panel: PuppeteerPage = await b.newPage();
-    await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await panel.evaluate('globalThis.__name = (f) => f');
-    await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
-    return await panel.evaluate(read);
-  } finally {
-    await b.close();
   }
 }

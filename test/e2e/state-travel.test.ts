@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { scenarioInPanel } from './demo-capture.ts';
+import { readInPanel } from './demo-panel.ts';
 
 /** Runs in the panel: selects the only exchange, shows the State view, and scrubs through every step. */
 async function scrub(): Promise<{ latest: string; steps: { step: string; rows: string[] }[]; back: string; latestAgain: string }> {
@@ -49,17 +49,16 @@ function check(r: Awaited<ReturnType<typeof scrub>>): void {
   assert.equal(r.latestAgain, '3');
 }
 
+const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
+
 describe('state time travel in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  test('Chromium DevTools: scrubbing, diffs against the step before, the failed delta', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    check(await scenarioInPanel('chromium', agent.url, 'misbehave-state', scrub));
-  });
-
-  test('Firefox: the same steps and diffs', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    check(await scenarioInPanel('firefox', agent.url, 'misbehave-state', scrub));
-  });
+  for (const [target, name] of [['chrome', 'Chromium DevTools: scrubbing, diffs against the step before, the failed delta'], ['firefox', 'Firefox: the same steps and diffs']] as const) {
+    test(name, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, [['misbehave-state', { delay: 2 }]], analysed, scrub));
+    });
+  }
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { scenarioInPanel } from './demo-capture.ts';
+import { readInPanel } from './demo-panel.ts';
 
 interface Shown {
   calls: Record<string, string | undefined>[];
@@ -39,6 +39,8 @@ async function readTools(): Promise<Shown> {
   };
 }
 
+const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
+
 function check(r: Shown): void {
   const run = r.calls[0]!.toolCallId!.split(':')[0];
   assert.deepEqual(
@@ -59,13 +61,10 @@ describe('the Tools view in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  test('Chromium DevTools: each call with its side, its arguments checked against the schema, its result', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    check(await scenarioInPanel('chromium', agent.url, 'misbehave-tool-args', readTools));
-  });
-
-  test('Firefox: the same calls and mismatches', async () => {
-    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-    check(await scenarioInPanel('firefox', agent.url, 'misbehave-tool-args', readTools));
-  });
+  for (const [target, name] of [['chrome', 'Chromium DevTools: each call with its side, its arguments checked against the schema, its result'], ['firefox', 'Firefox: the same calls and mismatches']] as const) {
+    test(name, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, [['misbehave-tool-args', { delay: 2 }]], analysed, readTools));
+    });
+  }
 });
