@@ -282,7 +282,7 @@ export class Session {
         view: {
           id: key, api: msg.api, url: msg.url, method: msg.method, startedAt: msg.t,
           request: { contentType: msg.requestContentType, body, note },
-          response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, analysisError: null,
+          response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, firstContentMs: null, analysisError: null,
         },
         chunks: [], events: [], reading: null, fresh: [], changed: true,
       };
@@ -417,6 +417,7 @@ export class Session {
 
   private viewOf(x: Exchange): ExchangeView {
     x.view.report = this.report(x);
+    x.view.firstContentMs = x.reading?.firstContentMs() ?? null;
     return { ...x.view };
   }
 

@@ -122,7 +122,9 @@ export function resumeEntriesFor(interrupts: readonly Interrupt[], coverage: 'al
 }
 
 function runStarted(input: RunAgentInput, runId = input.runId, protocolVersion = DEMO_PROTOCOL_VERSION): Event {
-  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion };
+  // The requested run says which run spawned it, as its input did (events/lifecycle#run_started).
+  const parent = runId === input.runId && input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {};
+  return { type: EventType.RUN_STARTED, threadId: input.threadId, runId, protocolVersion, ...parent };
 }
 
 function runFinished(input: RunAgentInput, extra: Partial<Extract<Event, { type: EventType.RUN_FINISHED }>> = {}): Event {
@@ -447,6 +449,35 @@ const misbehaveTruncated: Scenario = {
   },
 };
 
+const misbehaveToolArgs: Scenario = {
+  name: 'misbehave-tool-args',
+  inspector: { verdict: 'completed', rules: [] },
+  description: "A backend tool call answered in-stream, then two calls of the input's frontend tool: one whose arguments its parameters schema rejects, one whose arguments are not JSON; both left pending.",
+  shows:
+    "The Tools view: the backend call with its result, its arguments unchecked (no schema declared); the frontend call invalid, /city not a string and /summary missing; the torn one unparsed; both pending. No findings: the protocol leaves validating arguments to the application (events/tool-calls#security-considerations).",
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const asking = idFor(input, 'asking');
+    const lookupId = idFor(input, 'call-lookup');
+    const frontend = input.tools.find((t) => t.name === demoFrontendTool.name)?.name ?? demoFrontendTool.name;
+    const cardId = idFor(input, 'call-card');
+    const tornId = idFor(input, 'call-torn');
+    return [
+      runStarted(input),
+      ...textMessage(asking, 'Let me look up Lisbon and put it on your page.'),
+      ...toolCall(lookupId, 'lookup_weather', asking, { city: 'Lisbon' }),
+      { type: EventType.TOOL_CALL_RESULT, messageId: idFor(input, 'lookup-result'), toolCallId: lookupId, content: '{"city":"Lisbon","tempC":22}', role: 'tool' },
+      // The model got the tool's schema wrong: a number for the city, and no summary.
+      ...toolCall(cardId, frontend, asking, { city: 42, tempC: 22 }),
+      { type: EventType.TOOL_CALL_START, toolCallId: tornId, toolCallName: frontend, parentMessageId: asking },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: tornId, delta: '{"city": "Lisb' },
+      { type: EventType.TOOL_CALL_END, toolCallId: tornId },
+      runFinished(input, { outcome: { type: 'success', pendingToolCallIds: [cardId, tornId] } }),
+    ];
+  },
+};
+
 const misbehaveState: Scenario = {
   name: 'misbehave-state',
   inspector: { verdict: 'completed', rules: ['state/patch-failed'] },
@@ -499,6 +530,36 @@ const misbehaveConversation: Scenario = {
       { type: EventType.ACTIVITY_SNAPSHOT, messageId: idFor(input, 'progress'), activityType: 'PROGRESS', content: { step: 'looking up' } },
       ...(Object.keys(conversationPlan) as (keyof typeof conversationPlan)[]).flatMap((k) => textMessage(id(k), conversationPlan[k])),
       { type: EventType.MESSAGES_SNAPSHOT, messages: [...input.messages, said('source'), said('note'), said('plan'), said('draft', 'The answer is 42.'), said('check')] },
+      runFinished(input),
+    ];
+  },
+};
+
+/** A text message of a subagent invocation: its events carry the invocation's subagentRunId (events/subagents). */
+function delegated(subagentRunId: string, messageId: string, text: string): Event[] {
+  return textMessage(messageId, text).map((e) => ({ ...e, subagentRunId }) as Event);
+}
+
+const subagents: Scenario = {
+  name: 'subagents',
+  inspector: { verdict: 'completed', rules: [] },
+  description: 'A run that delegates: a planner subagent hands research to one subagent and drafting to another; the drafter fails, the planner finishes, the run answers.',
+  shows: 'The run tree in the Identity & runs view: the run, the planner under it, the researcher (success) and the drafter (error) under the planner.',
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const [planner, researcher, drafter] = ['planner', 'researcher', 'drafter'].map((n) => idFor(input, n)) as [string, string, string];
+    return [
+      runStarted(input),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: planner, name: 'planner', description: 'Splits the request into research and drafting.' },
+      ...delegated(planner, idFor(input, 'plan'), 'Research the options, then draft the answer.'),
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: researcher, name: 'researcher', parentSubagentRunId: planner },
+      ...delegated(researcher, idFor(input, 'found'), 'Three flights and two trains fit the dates.'),
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: researcher, outcome: { type: 'success' } },
+      { type: EventType.SUBAGENT_STARTED, subagentRunId: drafter, name: 'drafter', parentSubagentRunId: planner },
+      { type: EventType.SUBAGENT_ERROR, subagentRunId: drafter, message: 'The drafting model is over its quota.', code: 'quota' },
+      { type: EventType.SUBAGENT_FINISHED, subagentRunId: planner },
+      ...textMessage(idFor(input, 'answer'), 'I found three flights and two trains; drafting failed, so here is the plain list.'),
       runFinished(input),
     ];
   },
@@ -664,10 +725,12 @@ export const scenarios: readonly Scenario[] = [
   preVersion,
   misbehaveState,
   misbehaveConversation,
+  misbehaveToolArgs,
   slowStart,
   stall,
   slowTool,
   buffered,
+  subagents,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -6,30 +6,33 @@ import type { Finding } from '../src/rules/index.ts';
 import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/index.ts';
 import { useDetail } from './detail.ts';
 import {
-  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, transportLabel, verdictOf,
+  durationOf, endpointOf, formatBytes, formatMs, rowHintOf, threadOf, transportLabel, verdictOf,
   type PanelExchange, type SessionSource, type SessionState,
 } from './model.ts';
 import { CopyActions, ExportMenu, ImportButton, ImportProgressBar } from './recording.tsx';
 import { Empty, EraBadge, presentFindings } from './ui.tsx';
 import { allFindings, FindingsView } from './views/findings.tsx';
 import { IdentityView } from './views/identity.tsx';
+import { RunTreeView } from './views/run-tree.tsx';
 import { InputView } from './views/input.tsx';
 import { ActOnExchange, type Sent } from './views/resend.tsx';
 import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type TimelineFilter } from './views/timeline.tsx';
+import { ToolsView } from './views/tools.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 
 export const VIEWS = [
   { id: 'input', label: 'Input' },
   { id: 'negotiation', label: 'Negotiation' },
   { id: 'stripped', label: 'Stripped members' },
-  { id: 'identity', label: 'Identity' },
+  { id: 'identity', label: 'Identity & runs' },
   { id: 'timeline', label: 'Timeline' },
   { id: 'findings', label: 'Findings' },
   { id: 'state', label: 'State & messages' },
   { id: 'waterfall', label: 'Waterfall' },
+  { id: 'tools', label: 'Tools' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
 
@@ -177,7 +180,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
             onChange={(e) => onTick(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
         <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
-        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true">Findings</span>
+        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true" class="c-ttft" title="Time to first content: request start → the first text, tool-arguments or reasoning delta">TTFT</span><span aria-hidden="true">Findings</span>
       </div>
       <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
@@ -202,6 +205,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
               data-origin={x.resentFrom === undefined ? 'page' : 'inspector'}
+              data-first-content-ms={x.firstContentMs ?? ''}
             >
               <span>
                 <input type="checkbox" checked={ticked.has(x.id)} aria-label={`Select exchange ${i + 1} for export`} tabIndex={-1}
@@ -219,6 +223,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               <span class="c-runs">{x.report?.runs.length ?? '—'}</span>
               <span class="c-events">{x.events.length}</span>
               <span class="c-duration">{formatMs(durationOf(x))}</span>
+              <span class="c-ttft">{formatMs(x.firstContentMs)}</span>
               <span title={readiness > 0 ? `${findings} findings, and ${readiness} 1.0-readiness items` : undefined}>
                 {findings ?? '—'}{readiness > 0 ? <span class="muted" data-testid="readiness-count"> +{readiness}</span> : null}
               </span>
@@ -355,6 +360,7 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
           <Timing source={source} x={x} />
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
+              thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
               onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />
           </div>
         </main>
@@ -375,6 +381,11 @@ interface ViewProps {
   goEvent: (n: number) => void;
   showFinding: (f: Finding) => void;
   onSent: (s: Sent) => void;
+  /** The exchanges of x's thread, in capture order (x alone when it names none). */
+  thread: PanelExchange[];
+  /** An exchange's number in the list. */
+  numberOf: (id: string) => number;
+  select: (id: string) => void;
 }
 
 /**
@@ -412,7 +423,7 @@ function View(p: ViewProps) {
     case 'stripped':
       return <StrippedView stripped={d.stripped!} version={report.consumerVersion} onEvent={p.goEvent} />;
     case 'identity':
-      return <IdentityView inp={d.input!} runs={d.runs!} />;
+      return <><IdentityView inp={d.input!} runs={d.runs!} /><RunTreeView source={source} x={x} thread={p.thread} numberOf={p.numberOf} onSelect={p.select} /></>;
     case 'timeline':
       return (
         <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={p.filter} onFilter={p.setFilter} selected={p.event} onSelect={p.setEvent}
@@ -424,6 +435,8 @@ function View(p: ViewProps) {
       return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
     case 'waterfall':
       return <NotYet x={x} asked />;
+    case 'tools':
+      return <ToolsView key={x.id} calls={d.toolCalls!} onEvent={p.goEvent} />;
   }
 }
 
@@ -433,6 +446,11 @@ function Timing({ source, x }: { source: SessionSource; x: PanelExchange }) {
 }
 
 /** The detail parts each view reads (the timeline asks for expansions too, while it shows them); three at most. */
+function threadExchanges(all: readonly PanelExchange[], x: PanelExchange): PanelExchange[] {
+  const thread = threadOf(x);
+  return thread === null ? [x] : all.filter((e) => e === x || threadOf(e) === thread);
+}
+
 const NEEDS: Record<ViewId, DetailPart[]> = {
   input: ['input'],
   negotiation: ['input', 'runs'],
@@ -442,6 +460,7 @@ const NEEDS: Record<ViewId, DetailPart[]> = {
   findings: [],
   state: ['input', 'states', 'conversation'],
   waterfall: ['timing'],
+  tools: ['toolCalls'],
 };
 
 function byEvent(stripped: StrippedMember[]): Map<number, StrippedMember[]> {

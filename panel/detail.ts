@@ -75,7 +75,31 @@ export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelE
 }
 
 /**
+<<<<<<< HEAD
  * An answer about one state or conversation step, asked for when it is shown: `key` names the question, so a view asking
+=======
+ * One part of each of `xs`'s details (the run tree reads every exchange of a thread), asked for and
+ * kept as `useDetail` keeps one: undefined while first asked for, null when the source has none.
+ */
+export function useDetails<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K): (ExchangeDetail[K] | null | undefined)[] {
+  const es = xs.map((x) => entryOf(x, part));
+  const [, rerender] = useState(0);
+  useEffect(() => {
+    const l = (): void => rerender((n) => n + 1);
+    for (const e of es) e.listeners.add(l);
+    return () => {
+      for (const e of es) e.listeners.delete(l);
+    };
+  }, es);
+  useEffect(() => {
+    xs.forEach((x, i) => ask(source, x, part, es[i]!));
+  }, [source, part, ...xs, ...xs.map((x) => x.rev)]);
+  return es.map((e) => e.value as ExchangeDetail[K] | null | undefined);
+}
+
+/**
+ * An answer about one state step, asked for when it is shown: `key` names the question, so a view asking
+>>>>>>> main
  * about another step or exchange never shows a stale answer.
  */
 function useStepAnswer<T>(key: string, ask: () => Promise<T | null>, shown: boolean): T | null | undefined {

@@ -30,8 +30,8 @@ export type ImportMessage =
   /** Exchange `index` begins; its events follow, then its end. */
   | { type: 'exchange'; index: number; meta: ExchangeMeta; report: ExchangeReport | null }
   /** The events' `raw` texts travel joined in `raws`, each ending at its entry of `ends` (see `unpackEvents`). */
-  | { type: 'events'; index: number; events: EventView[]; raws: string; ends: number[]; report: ExchangeReport }
-  | { type: 'end'; index: number; chunks: Chunk[]; report: ExchangeReport | null; analysisError: string | null }
+  | { type: 'events'; index: number; events: EventView[]; raws: string; ends: number[]; report: ExchangeReport; firstContentMs: number | null }
+  | { type: 'end'; index: number; chunks: Chunk[]; report: ExchangeReport | null; firstContentMs: number | null; analysisError: string | null }
   | { type: 'done' }
   | { type: 'failed'; message: string };
 
@@ -124,7 +124,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
     const postEvents = (force: boolean): void => {
       if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
-      post({ type: 'events', index, report: reading.report(), ...packEvents(events) });
+      post({ type: 'events', index, report: reading.report(), firstContentMs: reading.firstContentMs(), ...packEvents(events) });
       events = [];
       progress.percent = analysing();
       postProgress(true);
@@ -148,7 +148,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     }
     readings.push(analysisError === null ? reading : null);
     const own = ownChunks(x.chunks);
-    post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, analysisError }, [own.buffer]);
+    post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, firstContentMs: reading?.firstContentMs() ?? null, analysisError }, [own.buffer]);
     progress.exchangesAnalysed = index + 1;
     progress.percent = analysing();
     postProgress(index === exchanges.length - 1);

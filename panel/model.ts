@@ -25,6 +25,8 @@ export interface PanelExchange {
   requestBody: string | null;
   requestNote: BodyNote | null;
   report: ExchangeReport | null;
+  /** When the first content arrived, ms after the request started (the timing's firstContentMs); null before any, or with no times recorded. */
+  firstContentMs: number | null;
   analysisError: string | null;
   /** Bytes were dropped for the worker's memory cap: the analysis stops where they start. */
   capped: boolean;
@@ -143,6 +145,18 @@ export interface RowHint {
   time: string | null;
   ids: string | null;
   words: string | null;
+}
+
+const threads = new WeakMap<PanelExchange, string | null>();
+
+/** The thread an exchange belongs to: its input's threadId, else its first run's; null when neither names one. */
+export function threadOf(x: PanelExchange): string | null {
+  if (threads.has(x)) return threads.get(x)!;
+  const input = x.requestBody === null ? null : runAgentInputIn(x.requestBody);
+  const id = typeof input?.threadId === 'string' ? input.threadId : x.report?.runs.find((r) => r.threadId !== null)?.threadId ?? null;
+  // A request never changes once captured; a report may still bring the runs' thread.
+  if (id !== null || x.outcome !== 'pending') threads.set(x, id);
+  return id;
 }
 
 const hints = new WeakMap<PanelExchange, RowHint>();

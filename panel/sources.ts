@@ -49,7 +49,7 @@ class Emitter {
 function fromView(v: ExchangeView, into?: PanelExchange): PanelExchange {
   const x: PanelExchange = into ?? {
     id: v.id, url: v.url, method: v.method, startedAt: v.startedAt, endedAt: null, outcome: 'pending', error: null,
-    status: null, contentType: null, requestBody: null, requestNote: null, report: null, analysisError: null,
+    status: null, contentType: null, requestBody: null, requestNote: null, report: null, firstContentMs: null, analysisError: null,
     capped: false, events: [], chunks: null, rev: 0,
   };
   x.url = v.url;
@@ -63,6 +63,7 @@ function fromView(v: ExchangeView, into?: PanelExchange): PanelExchange {
   x.requestBody = v.request.body;
   x.requestNote = v.request.note;
   x.report = v.report;
+  x.firstContentMs = v.firstContentMs;
   x.analysisError = v.analysisError;
   x.capped = v.capped;
   if (v.resentFrom !== undefined) x.resentFrom = v.resentFrom;
@@ -257,7 +258,7 @@ export class FileSource implements SessionSource {
           status: c.status ?? null, contentType: c.responseContentType, requestBody: c.requestBody ?? null,
           // A recording of the Inspector's says how its capture went.
           requestNote: c.analysis?.requestBodyNote ?? null, capped: c.analysis?.capped ?? false,
-          report: m.report, analysisError: null, events: [], chunks: null, rev: 0,
+          report: m.report, firstContentMs: null, analysisError: null, events: [], chunks: null, rev: 0,
         };
         break;
       }
@@ -265,6 +266,7 @@ export class FileSource implements SessionSource {
         const x = this.order[m.index]!;
         for (const e of unpackEvents(m)) x.events.push(e);
         x.report = m.report;
+        x.firstContentMs = m.firstContentMs;
         x.rev++;
         break;
       }
@@ -272,6 +274,7 @@ export class FileSource implements SessionSource {
         const x = this.order[m.index]!;
         x.chunks = m.chunks;
         x.report = m.report;
+        x.firstContentMs = m.firstContentMs;
         x.analysisError = m.analysisError;
         const last = m.chunks.at(-1)?.time ?? 0;
         x.endedAt = x.startedAt === null ? null : x.startedAt + last;

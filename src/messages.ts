@@ -263,6 +263,8 @@ export interface ExchangeView {
   /** Bytes of this exchange were dropped for the memory cap; its analysis stops where they start. */
   capped: boolean;
   report: ExchangeReport | null;
+  /** The timing's firstContentMs as of now (the list's TTFT column); null before any content. */
+  firstContentMs: number | null;
   analysisError: string | null;
   /** Sent from the Inspector (the panel's resend): the id of the exchange it resends. Absent for the page's own. */
   resentFrom?: string;

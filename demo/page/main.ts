@@ -1,4 +1,4 @@
-import { HttpAgent, type Message, type ResumeEntry, type RunAgentInput } from '@ag-ui/client';
+import { HttpAgent, type Message, type ResumeEntry, type RunAgentInput, type RunAgentParameters } from '@ag-ui/client';
 // The pre-1.0 reference client, as current CopilotKit ships it: for the scenarios a pre-1.0 app sends.
 import { HttpAgent as PreHttpAgent } from '@ag-ui/client-0.0.59';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
@@ -17,6 +17,8 @@ export interface DemoRunOptions {
   base?: string;
   /** Request headers the app sends with every run (an `Authorization`, say), as HttpAgent's `headers`. */
   headers?: Record<string, string>;
+  /** The run that spawned this one (basic/run-input#identity), for a run tree across exchanges. */
+  parentRunId?: string;
 }
 
 export interface DemoRunResult {
@@ -39,6 +41,13 @@ declare global {
 /** HttpAgent always asks for SSE; the demo lets the page ask for the binary binding too. */
 class DemoHttpAgent extends HttpAgent {
   transport: DemoTransport = 'sse';
+  /** HttpAgent sends no parentRunId of its own: an app spawning runs adds it to the input. */
+  parentRunId: string | undefined;
+
+  protected override prepareRunAgentInput(parameters?: RunAgentParameters): RunAgentInput {
+    const input = super.prepareRunAgentInput(parameters);
+    return this.parentRunId === undefined ? input : { ...input, parentRunId: this.parentRunId };
+  }
 
   protected override requestInit(input: RunAgentInput): RequestInit {
     const init = super.requestInit(input);
@@ -156,6 +165,7 @@ async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRun
     if (scenario === 'interrupt') interruptedThread = agent;
   }
   agent.transport = transport;
+  agent.parentRunId = opts.parentRunId;
 
   const sseOnly = info !== undefined && !info.transports.includes('protobuf');
   logLine(

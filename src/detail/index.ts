@@ -4,6 +4,7 @@ export * from './types.ts';
 export { composeResend, composeResume, composeToolResult, messageOf, openInterrupts, pendingToolCalls, type OpenInterrupt } from './compose.ts';
 export { MAX_CONV_CHANGES } from './conversation.ts';
 export { diffValues, stateDiff, valueAt, MAX_CHANGES, type ChangeKind, type DeltaOp, type OpOutcome, type StateChange, type StateDiff } from './state-diff.ts';
+export { runTree, type RunTreeNode, type SubagentOutcome, type SubagentRow, type ThreadExchange } from './run-tree.ts';
 export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';
 export { CheckedSchema } from './json-schema.ts';
 export { declaredTools, toolSide } from './tool-side.ts';

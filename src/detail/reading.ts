@@ -11,6 +11,7 @@ import { isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { conversationOf, convDiff, keptChanges, type ConvDiff, type ConvMessage, type KeptChange } from './conversation.ts';
+import { SubagentTracker } from './run-tree.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
 import { ToolCallsReading, ToolThread } from './tools.ts';
@@ -75,6 +76,7 @@ export class ExchangeReading {
   private lastType = '';
   private readonly timing: TimingReading | null;
   private readonly tools: ToolCallsReading;
+  private readonly subagents = new SubagentTracker();
 
   constructor(o: ReadingOptions) {
     const keep = o.keep ?? (() => true);
@@ -103,6 +105,7 @@ export class ExchangeReading {
         o.onEmit?.(ev, index, own);
         timing?.hooks.onEmit(ev, index);
         tools.hooks.onEmit(ev, index);
+        this.subagents.see(ev, index);
         this.settleConversation();
         this.convPending = { ev, index, revision: this.analyzer.consumer.revision };
         if (index !== this.frame) return;
@@ -158,6 +161,11 @@ export class ExchangeReading {
     return this.analyzer.report();
   }
 
+  /** The timing's time to first content as of now; null without one (no times recorded, or no content yet). */
+  firstContentMs(): number | null {
+    return this.timing?.firstContentMs() ?? null;
+  }
+
   /** One part of the detail, as of now (`report` given when the caller holds it already). */
   part<K extends DetailPart>(k: K, report: ExchangeReport = this.report()): ExchangeDetail[K] {
     return this.parts[k](report) as ExchangeDetail[K];
@@ -183,6 +191,7 @@ export class ExchangeReading {
     },
     timing: () => this.timing?.timing() ?? null,
     toolCalls: (r) => this.tools.rows(conversationOf(this.analyzer.consumer), this.runs(r), r, this.timing?.toolSpans() ?? null),
+    subagents: (r) => this.subagents.rows(r.findings),
   };
 
   /**

@@ -373,6 +373,11 @@ export class TimingReading {
     return (this.lists.tool as ToolSpan[]).filter((s) => s.side === 'frontend' && s.resultMs === null);
   }
 
+  /** The `firstContentMs` of `timing()`, as of now, without building the rest: the exchange list's TTFT column. */
+  firstContentMs(): number | null {
+    return this.o.arrival === 'chunks' ? this.firstContent : null;
+  }
+
   /** The tool spans as they stand, shared, not copied: for the Tools view's durations. */
   toolSpans(): readonly ToolSpan[] {
     return this.lists.tool as ToolSpan[];
@@ -397,7 +402,7 @@ export class TimingReading {
       source: 'chunks',
       ttfbMs: this.ttfb,
       firstEventMs: this.n > 0 ? this.times[0]! : null,
-      firstContentMs: this.firstContent,
+      firstContentMs: this.firstContentMs(),
       durationMs: this.lastByte,
       ...this.gapFigures(),
       runs: copy('run'), steps: copy('step'), messages: copy('message'), toolCalls: copy('tool') as ToolSpan[], reasoning: copy('reasoning'), subagents: copy('subagent'),

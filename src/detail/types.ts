@@ -9,6 +9,7 @@ import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import type { ConversationStep, ConvMessage } from './conversation.ts';
 import type { Timing } from './timing.ts';
 import type { ToolCallRow } from './tools.ts';
+import type { SubagentRow } from './run-tree.ts';
 
 export type { ConvChange, ConvChangeKind, ConvContent, ConvDiff, ConversationStep, ConvMessage, ToolCallView } from './conversation.ts';
 export type { ArgsCheck, ArgsStatus, LaterRequest, ToolCallRow } from './tools.ts';
@@ -97,8 +98,10 @@ export interface ExchangeDetail {
   timing: Timing | null;
   /** Every tool call the stream started, checked against the input's tools (detail/tools.ts). */
   toolCalls: ToolCallRow[];
+  /** The subagent invocations the stream carried, for the run tree (run-tree.ts). */
+  subagents: SubagentRow[];
 }
 
 export type DetailPart = keyof ExchangeDetail;
 
-export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing', 'toolCalls'];
+export const DETAIL_PARTS: readonly DetailPart[] = ['report', 'input', 'runs', 'stripped', 'expanded', 'states', 'conversation', 'conversationSteps', 'timing', 'toolCalls', 'subagents'];

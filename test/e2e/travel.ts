@@ -5,10 +5,8 @@
  * documented hooks (panel/README.md), reading the diff rows after each move.
  */
 import { after, describe, test } from 'node:test';
-import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until } from './browsers.ts';
+import { readInPanel } from './demo-panel.ts';
 
 /** A move: drag the range to a step (a number), `]` forward, `[` back, or *Back to latest*. */
 export type Move = number | ']' | '[' | 'latest';
@@ -57,41 +55,6 @@ async function drive(s: Scrub): Promise<Scrubbed> {
   return { latest, after };
 }
 
-/** Runs `scenario` in the demo page of Chromium, opens the Inspector's DevTools panel on it and drives one scrubber there. */
-async function scrubInChromium(agent: DemoAgent, scenario: string, s: Scrub): Promise<Scrubbed> {
-  const b = await launchChromium({ extDir: await buildExtension('chrome') });
-  try {
-    const page = await b.newPage();
-    await page.goto(`${agent.url}/`);
-    await page.waitForFunction(() => typeof window.demo?.run === 'function');
-    await page.evaluate((name) => window.demo.run(name, { delay: 2 }), scenario);
-    const { panel } = await openInspectorPanel(b.context, agent.url, b.extensionId);
-    await until('the exchange analysed', () => panel.eval(() => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed')));
-    return await panel.eval(drive, s);
-  } finally {
-    await b.close();
-  }
-}
-
-/** The same in Firefox, whose panel page is opened on the scenario's tab. */
-async function scrubInFirefox(agent: DemoAgent, scenario: string, s: Scrub): Promise<Scrubbed> {
-  const b = await launchFirefox({ extDir: await buildExtension('firefox') });
-  try {
-    const page = await b.newPage();
-    await page.goto(`${agent.url}/`);
-    await poll(page, () => typeof window.demo?.run === 'function');
-    await page.evaluate((name) => window.demo.run(name, { delay: 2 }), scenario);
-    const panel: Page = await b.newPage();
-    await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await panel.evaluate('globalThis.__name = (f) => f');
-    await poll(panel, () => document.querySelector<HTMLElement>('[data-testid=exchange-row]')?.dataset.verdict === 'completed', 15_000);
-    return await panel.evaluate(drive, s);
-  } finally {
-    await b.close();
-  }
-}
-
 export type Scrubbed = { latest: Seen; after: Seen[] };
 
 /** The two tests of one scrubber on one scenario, in Chromium's DevTools and in Firefox, each checked by `check`. */
@@ -99,13 +62,12 @@ export function travelTests(title: string, scenario: string, s: Scrub, check: (r
   describe(title, () => {
     let agent: DemoAgent | undefined;
     after(async () => agent?.close());
-    test(`Chromium DevTools: ${names.chromium}`, async () => {
-      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-      check(await scrubInChromium(agent, scenario, s));
-    });
-    test(`Firefox: ${names.firefox}`, async () => {
-      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-      check(await scrubInFirefox(agent, scenario, s));
-    });
+    const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
+    for (const [target, name] of [['chrome', `Chromium DevTools: ${names.chromium}`], ['firefox', `Firefox: ${names.firefox}`]] as const) {
+      test(name, async () => {
+        agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+        check(await readInPanel(target, agent.url, [[scenario, { delay: 2 }]], analysed, drive, s));
+      });
+    }
   });
 }

@@ -77,3 +77,17 @@ test('clicking a bar selects its first event in the Timeline', async () => {
   const selected = await page.evaluate(() => document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null);
   assert.equal(selected, '4');
 });
+
+test("the exchange list's TTFT column reads the timing's first content, and gives way docked", async () => {
+  const ttft = (width: number) =>
+    page.setViewportSize({ width, height: 700 }).then(() =>
+      page.evaluate(() => {
+        const row = document.querySelector<HTMLElement>('[data-testid=exchange-row]')!;
+        const cell = row.querySelector<HTMLElement>('.c-ttft')!;
+        return { ms: row.dataset.firstContentMs, shown: getComputedStyle(cell).display !== 'none', text: cell.textContent };
+      }),
+    );
+  assert.deepEqual(await ttft(1280), { ms: '400', shown: true, text: '400 ms' });
+  assert.deepEqual(await ttft(800), { ms: '400', shown: true, text: '400 ms' });
+  assert.equal((await ttft(400)).shown, false, 'docked narrow, the column gives way');
+});

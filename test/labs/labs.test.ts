@@ -29,7 +29,7 @@ interface Session {
   /** Names the session in the expectation file. */
   name: string;
   query: string;
-  /** Reload the page after the steps and reconnect to the thread (CopilotKit replays it). */
+  /** Reload the page after the steps and reconnect to the thread (CopilotKit's runner replays it). */
   reconnect: boolean;
 }
 
@@ -59,6 +59,15 @@ const LABS: Lab[] = [
     lab: 'langgraph',
     sessions: [{ name: 'http-sse', query: '', reconnect: false }],
     steps: ['hello', 'weather', 'remember', 'book', 'cancel', 'stop'],
+    uuidThreads: true,
+  },
+  {
+    lab: 'langgraph-copilotkit',
+    sessions: [
+      { name: 'rest', query: 'transport=rest', reconnect: true },
+      { name: 'single-route', query: 'transport=single', reconnect: true },
+    ],
+    steps: ['connect', 'hello', 'weather', 'remember', 'book', 'cancel', 'stop'],
     uuidThreads: true,
   },
 ];

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { copilotKitRoutes } from './copilotkit/server.ts';
 import { langGraphRoutes } from './langgraph/server.ts';
+import { langGraphCopilotKitRoutes } from './langgraph-copilotkit/server.ts';
 import { mastraRoutes } from './mastra/server.ts';
 
 /** A route answers a Fetch request, as Hono apps and framework handlers do. */
@@ -85,22 +86,18 @@ async function send(res: ServerResponse, r: Response): Promise<void> {
   res.end();
 }
 
+/** Each lab's page is `<lab>/page.ts`, served as `/<lab>.html` and `/<lab>.js`. */
+const PAGES = ['copilotkit', 'mastra', 'langgraph', 'langgraph-copilotkit'];
+
 export async function startLabServer(): Promise<LabServer> {
-  const [copilotkitJs, mastraJs, langgraphJs, langgraph] = await Promise.all([
-    bundle(`${HERE}copilotkit/page.ts`),
-    bundle(`${HERE}mastra/page.ts`),
-    bundle(`${HERE}langgraph/page.ts`),
-    langGraphRoutes(),
-  ]);
-  const routes: [prefix: string, handler: Handler][] = [...copilotKitRoutes(), ...mastraRoutes(), ...langgraph.routes];
-  const statics: Record<string, [type: string, body: string]> = {
-    '/copilotkit.html': ['text/html', page('copilotkit')],
-    '/copilotkit.js': ['text/javascript', copilotkitJs],
-    '/mastra.html': ['text/html', page('mastra')],
-    '/mastra.js': ['text/javascript', mastraJs],
-    '/langgraph.html': ['text/html', page('langgraph')],
-    '/langgraph.js': ['text/javascript', langgraphJs],
-  };
+  const [langgraph, ...scripts] = await Promise.all([langGraphRoutes(), ...PAGES.map((lab) => bundle(`${HERE}${lab}/page.ts`))]);
+  const routes: [prefix: string, handler: Handler][] = [...copilotKitRoutes(), ...mastraRoutes(), ...langgraph.routes, ...langGraphCopilotKitRoutes(langgraph.base)];
+  const statics: Record<string, [type: string, body: string]> = Object.fromEntries(
+    PAGES.flatMap((lab, i) => [
+      [`/${lab}.html`, ['text/html', page(lab)]],
+      [`/${lab}.js`, ['text/javascript', scripts[i]!]],
+    ]),
+  );
   const log: LoggedRun[] = [];
   let origin = '';
   const server = createServer((req, res) => {

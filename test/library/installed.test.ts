@@ -137,6 +137,18 @@ console.log(JSON.stringify({ verdict: exchange.verdict, rules: exchange.findings
     assert.ok(seen.rules.includes(PLANTED), r.out);
   });
 
+  it("the README's library example passes under node --test, pointed at the demo agent", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const example = /### The library\n\n```js\n([^]*?)```/.exec(readme)?.[1];
+    assert.ok(example, 'README.md: the js block under ### The library');
+    // The example's free names: the endpoint and what it is sent.
+    const given = `const url = ${JSON.stringify(`${agent.url}/agent/chat`)};\nconst input = ${JSON.stringify(demoInput({ threadId: 't-readme', runId: 'r-readme' }))};\n`;
+    writeFileSync(join(app, 'readme.test.mjs'), given + example);
+    const r = await run(process.execPath, ['--test', 'readme.test.mjs']);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /# pass 1/);
+  });
+
   it('its declarations type a TypeScript consumer (nodenext, strict, lib checks on)', async () => {
     writeFileSync(
       join(app, 'consumer.ts'),

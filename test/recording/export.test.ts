@@ -10,6 +10,7 @@ import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { DEFAULT_LIMITS, type PageMessage } from '../../src/messages.ts';
 import { DEFAULT_REDACTION, exportSession, REDACTION_GROUPS, type RedactionGroup, type SessionLogExtension } from '../../src/recording/export.ts';
 import { recordFromOwnAgent } from '../../demo/record.ts';
+import { scenarios } from '../../demo/scenarios.ts';
 import { chunked, reread, shapes } from './support.ts';
 import { ROOT } from '../support/paths.ts';
 
@@ -280,6 +281,9 @@ describe('exportSession of what the worker captured, with its analysis', () => {
     assert.ok(example.every((x) => x.analysis?.report !== undefined && x.arrival === 'chunks'), 'each entry carries its analysis and its arrival times');
     assert.deepEqual(example.map((x) => x.analysis!.report), analyzeExchanges(example));
     assert.equal(exportSession(example), text, 'npm run example re-records it');
+    const recorded = new Set(example.map((x) => `${new URL(x.url!).pathname.split('/').at(-1)} ${x.responseContentType.startsWith(PROTO) ? 'protobuf' : 'sse'}`));
+    const missing = scenarios.flatMap((s) => s.transports.map((t) => `${s.name} ${t}`)).filter((k) => !recorded.has(k));
+    assert.deepEqual(missing, [], 'a scenario added since the example was recorded: npm run example');
   });
 
   it('a record that is not what the Inspector writes is not taken as an analysis', () => {

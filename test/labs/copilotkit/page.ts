@@ -5,9 +5,9 @@
  * event the agent receives is recorded through the client's own subscriber.
  */
 import { CopilotKitCore } from '@copilotkitnext/core';
-import { z } from 'zod';
 import { TURNS } from '../turns.ts';
 import { exposeLab, stopMidStory, type LabPage } from '../page-api.ts';
+import { COPILOTKIT_WEATHER_TOOL } from '../weather.ts';
 
 const params = new URLSearchParams(location.search);
 const transport = params.get('transport') === 'single' ? 'single' : 'rest';
@@ -16,14 +16,7 @@ const threadId = params.get('thread') ?? 'lab-thread';
 const core = new CopilotKitCore({
   runtimeUrl: transport === 'single' ? '/api/copilotkit-single' : '/api/copilotkit',
   runtimeTransport: transport,
-  tools: [
-    {
-      name: 'showWeather',
-      description: 'Shows the weather for a city in the page',
-      parameters: z.object({ city: z.string() }),
-      handler: async ({ city }) => ({ city, sky: 'sunny', celsius: 21 }),
-    },
-  ],
+  tools: [COPILOTKIT_WEATHER_TOOL],
 });
 
 type Agent = NonNullable<ReturnType<CopilotKitCore['getAgent']>>;

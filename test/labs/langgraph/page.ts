@@ -6,22 +6,14 @@
  * with `forwardedProps.command.resume`, after a `RUN_FINISHED` interrupt outcome (on
  * `/api/langgraph-outcome`) with `resume[]`.
  */
-import { HttpAgent, type BaseEvent, type RunAgentParameters, type Tool } from '@ag-ui/client';
+import { HttpAgent, type BaseEvent, type RunAgentParameters } from '@ag-ui/client';
 import { TURNS } from '../turns.ts';
-import { exposeLab, stopMidStory, type LabPage } from '../page-api.ts';
+import { answerWeather, bareAgentSteps, exposeLab, stopMidStory, WEATHER_TOOL, type LabPage } from '../page-api.ts';
 
 const threadId = new URLSearchParams(location.search).get('thread') ?? crypto.randomUUID();
 const agent = new HttpAgent({ url: '/api/langgraph', threadId });
 const events: BaseEvent[] = [];
 agent.subscribe({ onEvent: ({ event }) => void events.push(event) });
-
-const tools: Tool[] = [
-  {
-    name: 'showWeather',
-    description: 'Shows the weather for a city in the page',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-];
 
 interface Asked {
   interrupts?: { id: string }[];
@@ -41,36 +33,33 @@ async function run(): Promise<void> {
   let params: RunAgentParameters = {};
   for (;;) {
     const from = events.length;
-    await agent.runAgent({ tools, ...params });
+    await agent.runAgent({ tools: [WEATHER_TOOL], ...params });
     const asked = resumeOf(from);
     if (asked) {
       params = asked;
       continue;
     }
     params = {};
-    const last = agent.messages.at(-1);
-    const call = last?.role === 'assistant' ? last.toolCalls?.find((c) => c.function.name === 'showWeather') : undefined;
-    if (!call) return;
-    const { city } = JSON.parse(call.function.arguments) as { city: string };
-    agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: call.id, content: JSON.stringify({ city, sky: 'sunny', celsius: 21 }) });
+    if (!answerWeather(agent)) return;
   }
 }
 
-async function say(text: string, url = '/api/langgraph'): Promise<void> {
-  agent.url = url;
-  agent.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
-  await run();
-}
-
+const { say, steps } = bareAgentSteps(agent, run);
 const lab: LabPage = {
   events,
   steps: {
-    connect: async () => undefined,
-    hello: () => say(TURNS.hello),
-    weather: () => say(TURNS.weather),
+    ...steps,
     remember: () => say(TURNS.remember),
     book: () => say(TURNS.book),
-    cancel: () => say(TURNS.cancel, '/api/langgraph-outcome'),
+    // The one turn on the adapter's interrupt outcome; every other turn is on its defaults.
+    async cancel() {
+      agent.url = '/api/langgraph-outcome';
+      try {
+        await say(TURNS.cancel);
+      } finally {
+        agent.url = '/api/langgraph';
+      }
+    },
     stop: () => stopMidStory(events, () => say(TURNS.story).catch(() => undefined), () => agent.abortRun()),
   },
 };

@@ -1,22 +1,34 @@
 /**
  * The LangGraph lab's AG-UI endpoints: `@ag-ui/langgraph`'s LangGraphAgent in front of the LangGraph
  * API server (api.ts, its own process), answered as AG-UI's server quickstart does it (sse.ts).
- * Mounted twice, once per interrupt convention the adapter offers:
- * `/api/langgraph` with its defaults (a `CUSTOM` `on_interrupt` event, then a plain `RUN_FINISHED`)
- * and `/api/langgraph-outcome` with `emitInterruptOutcome` (RUN_FINISHED's interrupt outcome only).
+ * Mounted twice, once per interrupt convention the adapter offers (INTERRUPTS): `/api/langgraph`
+ * and `/api/langgraph-outcome`. The LangGraph-behind-CopilotKit lab serves the same API server
+ * through `base`.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { RunAgentInputSchema } from '@ag-ui/core';
 import { LangGraphAgent, type LangGraphAgentConfig } from '@ag-ui/langgraph';
+import type { InterruptStyle } from '../page-api.ts';
 import type { Handler } from '../server.ts';
 import { eventResponse } from '../sse.ts';
 
 export interface LangGraphRoutes {
   routes: [string, Handler][];
+  /** What a LangGraphAgent needs to reach the graph on the API server this lab started. */
+  base: LangGraphAgentConfig;
   close(): Promise<void>;
 }
+
+/**
+ * The adapter's two interrupt conventions: its defaults (a `CUSTOM` `on_interrupt` event, then a
+ * plain `RUN_FINISHED`) and `emitInterruptOutcome` (RUN_FINISHED's interrupt outcome only).
+ */
+export const INTERRUPTS = {
+  legacy: {},
+  outcome: { emitInterruptOutcome: true, enableLegacyOnInterruptEvent: false },
+} satisfies Record<InterruptStyle, Partial<LangGraphAgentConfig>>;
 
 /** Starts the LangGraph API server and resolves once it listens. */
 async function startApi(): Promise<{ url: string; close(): Promise<void> }> {
@@ -56,9 +68,10 @@ export async function langGraphRoutes(): Promise<LangGraphRoutes> {
   const base = { deploymentUrl: api.url, graphId: 'agent' };
   return {
     routes: [
-      ['/api/langgraph-outcome', handler({ ...base, emitInterruptOutcome: true, enableLegacyOnInterruptEvent: false })],
-      ['/api/langgraph', handler(base)],
+      ['/api/langgraph-outcome', handler({ ...base, ...INTERRUPTS.outcome })],
+      ['/api/langgraph', handler({ ...base, ...INTERRUPTS.legacy })],
     ],
+    base,
     close: api.close,
   };
 }

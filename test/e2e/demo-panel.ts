@@ -1,0 +1,47 @@
+/**
+ * A demo session read in each browser's real panel: the demo page opened in a new tab of a browser with
+ * the built extension, the session run there by the page's own @ag-ui/client, then the panel on that tab —
+ * Chromium's DevTools window, Firefox's panel page (which renders what its DevTools panel shows) — and
+ * what `read` returns there once `ready` holds.
+ */
+import type { Page } from 'puppeteer-core';
+import type { DemoRunOptions } from '../../demo/page/main.ts';
+import { openInspectorPanel } from '../../scripts/devtools.ts';
+import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type Target } from './browsers.ts';
+
+/** One run of the session: a demo scenario and its options. */
+export type DemoStep = readonly [scenario: string, opts: DemoRunOptions];
+
+/** `arg` is handed to `read` in the panel (JSON-serialisable). */
+export async function readInPanel<T, A = undefined>(target: Target, agentUrl: string, session: readonly DemoStep[], ready: () => boolean, read: (arg: A) => Promise<T>, arg?: A): Promise<T> {
+  if (target === 'chrome') {
+    const b = await launchChromium({ extDir: await buildExtension('chrome') });
+    try {
+      const page = await b.newPage();
+      await page.goto(`${agentUrl}/`);
+      await page.waitForFunction(() => typeof window.demo?.run === 'function');
+      for (const step of session) await page.evaluate(([s, o]) => window.demo.run(s, o), step);
+      const { panel } = await openInspectorPanel(b.context, agentUrl, b.extensionId);
+      await until('the panel ready', () => panel.eval(ready));
+      return await panel.eval(read, arg);
+    } finally {
+      await b.close();
+    }
+  }
+  const b = await launchFirefox({ extDir: await buildExtension('firefox') });
+  try {
+    const page = await b.newPage();
+    await page.goto(`${agentUrl}/`);
+    await poll(page, () => typeof window.demo?.run === 'function');
+    for (const step of session) await page.evaluate(([s, o]) => window.demo.run(s, o), step);
+    const panel: Page = await b.newPage();
+    await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
+    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+    await panel.evaluate('globalThis.__name = (f) => f');
+    await poll(panel, ready, 15_000);
+    // Puppeteer types an argument as it would unwrap a handle; `arg` is plain data.
+    return (await panel.evaluate(read as (arg: unknown) => Promise<unknown>, arg)) as T;
+  } finally {
+    await b.close();
+  }
+}

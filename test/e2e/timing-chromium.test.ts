@@ -1,0 +1,4 @@
+/** The timing of live streams on a known schedule, captured in Chromium (test/e2e/timing-live.ts). */
+import { timingLiveTests } from './timing-live.ts';
+
+timingLiveTests('chrome');
