@@ -12,6 +12,7 @@ import { reduceBench } from './reduce.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
 import { scaling } from './scaling.ts';
 import { timingBench } from './timing.ts';
+import { TOOLS_TITLE, toolsBench } from './tools.ts';
 import { WORKER_TITLE, workerBench } from './worker.ts';
 
 const BENCHMARKS: [string, Benchmark][] = [
@@ -24,6 +25,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['change', changeBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
+  ['tools view', async () => [measuresSection(TOOLS_TITLE, await toolsBench())]],
   ['worker responsiveness', async () => [measuresSection(WORKER_TITLE, await workerBench())]],
 ];
 

@@ -449,6 +449,35 @@ const misbehaveTruncated: Scenario = {
   },
 };
 
+const misbehaveToolArgs: Scenario = {
+  name: 'misbehave-tool-args',
+  inspector: { verdict: 'completed', rules: [] },
+  description: "A backend tool call answered in-stream, then two calls of the input's frontend tool: one whose arguments its parameters schema rejects, one whose arguments are not JSON; both left pending.",
+  shows:
+    "The Tools view: the backend call with its result, its arguments unchecked (no schema declared); the frontend call invalid, /city not a string and /summary missing; the torn one unparsed; both pending. No findings: the protocol leaves validating arguments to the application (events/tool-calls#security-considerations).",
+  transports: ['sse', 'protobuf'],
+  encodable: true,
+  events: (input) => {
+    const asking = idFor(input, 'asking');
+    const lookupId = idFor(input, 'call-lookup');
+    const frontend = input.tools.find((t) => t.name === demoFrontendTool.name)?.name ?? demoFrontendTool.name;
+    const cardId = idFor(input, 'call-card');
+    const tornId = idFor(input, 'call-torn');
+    return [
+      runStarted(input),
+      ...textMessage(asking, 'Let me look up Lisbon and put it on your page.'),
+      ...toolCall(lookupId, 'lookup_weather', asking, { city: 'Lisbon' }),
+      { type: EventType.TOOL_CALL_RESULT, messageId: idFor(input, 'lookup-result'), toolCallId: lookupId, content: '{"city":"Lisbon","tempC":22}', role: 'tool' },
+      // The model got the tool's schema wrong: a number for the city, and no summary.
+      ...toolCall(cardId, frontend, asking, { city: 42, tempC: 22 }),
+      { type: EventType.TOOL_CALL_START, toolCallId: tornId, toolCallName: frontend, parentMessageId: asking },
+      { type: EventType.TOOL_CALL_ARGS, toolCallId: tornId, delta: '{"city": "Lisb' },
+      { type: EventType.TOOL_CALL_END, toolCallId: tornId },
+      runFinished(input, { outcome: { type: 'success', pendingToolCallIds: [cardId, tornId] } }),
+    ];
+  },
+};
+
 const misbehaveState: Scenario = {
   name: 'misbehave-state',
   inspector: { verdict: 'completed', rules: ['state/patch-failed'] },
@@ -696,6 +725,7 @@ export const scenarios: readonly Scenario[] = [
   preVersion,
   misbehaveState,
   misbehaveConversation,
+  misbehaveToolArgs,
   slowStart,
   stall,
   slowTool,

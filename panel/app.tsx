@@ -20,6 +20,7 @@ import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type TimelineFilter } from './views/timeline.tsx';
+import { ToolsView } from './views/tools.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 
 export const VIEWS = [
@@ -31,6 +32,7 @@ export const VIEWS = [
   { id: 'findings', label: 'Findings' },
   { id: 'state', label: 'State & messages' },
   { id: 'waterfall', label: 'Waterfall' },
+  { id: 'tools', label: 'Tools' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
 
@@ -433,6 +435,8 @@ function View(p: ViewProps) {
       return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
     case 'waterfall':
       return <NotYet x={x} asked />;
+    case 'tools':
+      return <ToolsView key={x.id} calls={d.toolCalls!} onEvent={p.goEvent} />;
   }
 }
 
@@ -456,6 +460,7 @@ const NEEDS: Record<ViewId, DetailPart[]> = {
   findings: [],
   state: ['input', 'states', 'conversation'],
   waterfall: ['timing'],
+  tools: ['toolCalls'],
 };
 
 function byEvent(stripped: StrippedMember[]): Map<number, StrippedMember[]> {

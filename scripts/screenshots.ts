@@ -24,6 +24,8 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'findings', exchange: 7, name: 'readiness' },
   // The run that spawned another on its thread, and the subagents it delegated to.
   { view: 'identity', exchange: 9, name: 'run-tree' },
+  // The frontend call whose arguments its schema rejects, selected when the view opens.
+  { view: 'tools', exchange: 10 },
 ];
 
 async function main(): Promise<void> {
@@ -50,13 +52,14 @@ async function main(): Promise<void> {
     await run('pre-1.0');
     await run('subagents', { threadId: 'thread-tree', runId: 'run-parent' });
     await run('chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent' });
+    await run('misbehave-tool-args');
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       for (const shot of SHOTS) {
         await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
-        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
+        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
         // The view shows once the worker answered for its detail.
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 500, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
       await panel.locator('[data-testid=exchange-row]').nth(4).click();
       await sleep(100);
       const list = join(OUT, `narrow-list-${theme}.png`);
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 400, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=identity`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 8);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
       await panel.locator('[data-testid=exchange-row]').nth(1).click();
       await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
       await sleep(100);

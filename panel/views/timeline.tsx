@@ -5,7 +5,7 @@
  * analysis only when chunk expansion is turned on.
  */
 import type { JSX } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import { fromBase64 } from '../../src/base64.ts';
 import type { Ev, StrippedMember } from '../../src/detail/index.ts';
 import type { EventView } from '../../src/messages.ts';
@@ -13,9 +13,9 @@ import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../
 import { decodeFrame } from '../frames.ts';
 import { formatBytes, type PanelExchange } from '../model.ts';
 import { Empty, FindingLine, json } from '../ui.tsx';
+import { listKeys, useVirtualRows } from '../vlist.ts';
 
 export const ROW_HEIGHT = 22;
-const OVERSCAN = 8;
 
 export interface TimelineFilter {
   type: string;
@@ -127,59 +127,14 @@ export function TimelineView({ x, findings, version, filter, onFilter, selected,
   const categories = useMemo(() => [...new Set(findings.filter((f) => f.event !== null).map((f) => f.category))].sort(), [findings]);
   const rows = useMemo(() => filterRows(events, byEvent, filter, expanded), [events, events.length, x.rev, byEvent, filter, expanded]);
 
-  const list = useRef<HTMLDivElement>(null);
-  const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(300);
-  useLayoutEffect(() => {
-    const el = list.current;
-    if (!el) return;
-    setHeight(el.clientHeight || 300);
-    const ro = new ResizeObserver(() => setHeight(el.clientHeight || 300));
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-
   const activeRow = useMemo(() => {
     if (selected === null) return -1;
     for (let r = 0; r < rows.length; r++) if (rows.event[r] === selected && rows.sub[r] === -1) return r;
     return -1;
   }, [rows, selected]);
+  const { ref: list, first, last, page, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT, activeRow);
+  const onKeyDown = listKeys(activeRow, rows.length, page, (r) => onSelect(rows.event[r]!));
 
-  // Keep the selected row in view when it is chosen from elsewhere (a finding, a stripped member).
-  useEffect(() => {
-    const el = list.current;
-    if (!el || activeRow < 0) return;
-    const top = activeRow * ROW_HEIGHT;
-    if (top < el.scrollTop || top + ROW_HEIGHT > el.scrollTop + el.clientHeight) {
-      el.scrollTop = Math.max(0, top - el.clientHeight / 2);
-      setScrollTop(el.scrollTop);
-    }
-  }, [activeRow]);
-
-  const move = (to: number): void => {
-    if (rows.length === 0) return;
-    const r = Math.max(0, Math.min(rows.length - 1, to));
-    onSelect(rows.event[r]!);
-  };
-  const pageRows = Math.max(1, Math.floor(height / ROW_HEIGHT) - 1);
-  const onKeyDown = (ev: KeyboardEvent): void => {
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => move(activeRow + 1),
-      ArrowUp: () => move(activeRow < 0 ? 0 : activeRow - 1),
-      PageDown: () => move(activeRow + pageRows),
-      PageUp: () => move(activeRow - pageRows),
-      Home: () => move(0),
-      End: () => move(rows.length - 1),
-    };
-    const k = keys[ev.key];
-    if (k) {
-      ev.preventDefault();
-      k();
-    }
-  };
-
-  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
   const visible: JSX.Element[] = [];
   for (let r = first; r < last; r++) {
     const i = rows.event[r]!;
@@ -238,7 +193,7 @@ export function TimelineView({ x, findings, version, filter, onFilter, selected,
           aria-label={`Events of ${x.url}`}
           tabIndex={0}
           aria-activedescendant={selected !== null && activeRow >= 0 ? `ev-${selected}` : undefined}
-          onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+          onScroll={onScroll}
           onKeyDown={onKeyDown}
           data-testid="timeline"
         >

@@ -194,7 +194,7 @@ export class CheckedSchema {
     }
     if (o.type !== undefined) {
       const ts = Array.isArray(o.type) ? (o.type as string[]) : [o.type as string];
-      if (!ts.some((t) => hasType(x, t)) && fail('type', `is ${typeOf(x) === 'integer' ? 'a number' : typeOf(x) === 'array' || typeOf(x) === 'object' ? `an ${typeOf(x)}` : `a ${typeOf(x)}`}, not ${ts.join(' or ')}`)) return;
+      if (!ts.some((t) => hasType(x, t)) && fail('type', `is ${x === null ? 'null' : typeOf(x) === 'integer' ? 'a number' : typeOf(x) === 'array' || typeOf(x) === 'object' ? `an ${typeOf(x)}` : `a ${typeOf(x)}`}, where the schema wants ${ts.join(' or ')}`)) return;
     }
     if (o.const !== undefined && !jsonEqual(o.const, x) && fail('const', `is ${short(x)}, not ${short(o.const)}`)) return;
     if (Array.isArray(o.enum) && !o.enum.some((e) => jsonEqual(e, x)) && fail('enum', `is ${short(x)}, not one of ${short(o.enum)}`)) return;
@@ -247,7 +247,7 @@ export class CheckedSchema {
       if (typeof o.maxProperties === 'number' && keys.length > o.maxProperties && fail('maxProperties', `has ${keys.length} members, more than ${o.maxProperties}`)) return;
       if (Array.isArray(o.required)) {
         for (const r of o.required as string[]) {
-          if (!Object.prototype.hasOwnProperty.call(x, r) && fail('required', `is missing, and required`, `${path}/${pointerToken(r)}`)) return;
+          if (!Object.prototype.hasOwnProperty.call(x, r) && fail('required', 'is required, and missing', `${path}/${pointerToken(r)}`)) return;
         }
       }
       const props = isObject(o.properties) ? o.properties : null;

@@ -314,7 +314,7 @@ describe('HTTP surface', () => {
     assert.deepEqual(await res.json(), scenarioInfo());
     assert.deepEqual(
       scenarioInfo().map((s) => s.name),
-      ['chat', 'tools', 'state', 'interrupt', 'replay', 'misbehave-identity', 'misbehave-version', 'misbehave-unknown', 'misbehave-truncated', 'misbehave-malformed', 'pre-1.0', 'misbehave-state', 'misbehave-conversation', 'slow-start', 'stall', 'slow-tool', 'buffered', 'subagents'],
+      ['chat', 'tools', 'state', 'interrupt', 'replay', 'misbehave-identity', 'misbehave-version', 'misbehave-unknown', 'misbehave-truncated', 'misbehave-malformed', 'pre-1.0', 'misbehave-state', 'misbehave-conversation', 'misbehave-tool-args', 'slow-start', 'stall', 'slow-tool', 'buffered', 'subagents'],
     );
   });
 

@@ -143,3 +143,30 @@ test('bad input never crashes: odd tools, odd arguments, odd schemas', () => {
   assert.match(rows[0]!.args.reason!, /neither an object nor a boolean/);
   assert.match(rows[1]!.args.reason!, /not a pointer/);
 });
+
+test('the misbehave-tool-args demo, over a real socket: the frontend call its schema rejects, the torn one, the backend one answered', async () => {
+  const { startDemoAgent } = await import('../../demo/agent.ts');
+  const { captureExchange, scenarioInput } = await import('../../demo/record.ts');
+  const { findScenario } = await import('../../demo/scenarios.ts');
+  const agent = await startDemoAgent({ port: 0, delayMs: 0 });
+  try {
+    for (const accept of ['text/event-stream', 'application/vnd.ag-ui.event+proto, text/event-stream']) {
+      const body = JSON.stringify(scenarioInput(findScenario('misbehave-tool-args')!));
+      const x = await captureExchange(`${agent.url}/agent/misbehave-tool-args`, body, accept, 'demo');
+      const reading = new ExchangeReading({ source: 'demo', requestBody: body, contentType: x.responseContentType, status: x.status, arrival: x.arrival });
+      for (const c of x.chunks) reading.push(c.bytes, c.time);
+      reading.end(x.chunks.at(-1)?.time ?? 0);
+      assert.deepEqual(reading.report().findings.filter((f) => f.severity !== 'info'), [], 'no findings');
+      const rows = reading.part('toolCalls');
+      assert.deepEqual(rows.map((r) => [r.name, r.side, r.args.status, r.result]), [
+        ['lookup_weather', 'backend', 'unchecked', 'present'],
+        ['show_weather_card', 'frontend', 'invalid', 'pending'],
+        ['show_weather_card', 'frontend', 'unparsed', 'pending'],
+      ], accept);
+      assert.deepEqual(rows[1]!.args.errors.map((e) => [e.path, e.keyword]), [['/summary', 'required'], ['/city', 'type']]);
+      assert.deepEqual(rows.map((r) => r.listedPending), [false, true, true]);
+    }
+  } finally {
+    await agent.close();
+  }
+});

@@ -1,0 +1,70 @@
+/**
+ * The Tools view in the real panel with the built extension: the `misbehave-tool-args` demo run by the
+ * official @ag-ui/client, whose agent calls the page's frontend tool with arguments its schema rejects,
+ * in Chromium's DevTools window and in Firefox's panel page. Reads the documented hooks (panel/README.md).
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { readInPanel } from './demo-panel.ts';
+
+interface Shown {
+  calls: Record<string, string | undefined>[];
+  detail: string | null;
+  errors: [string | undefined, string | undefined][];
+  picked: string | null;
+  pickedErrors: number;
+}
+
+/** Runs in the panel: selects the only exchange, shows the Tools view, reads it, then picks the torn call. */
+async function readTools(): Promise<Shown> {
+  const frame = async (): Promise<void> => {
+    for (let i = 0; i === 0 || (i < 600 && (document.querySelector('#view [aria-busy=true]') || !document.querySelector('[data-testid=tool-call]'))); i++) {
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    }
+  };
+  document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
+  document.querySelector<HTMLElement>('[data-testid=tab-tools]')!.click();
+  await frame();
+  const calls = [...document.querySelectorAll<HTMLElement>('[data-testid=tool-call]')].map((r) => ({ ...r.dataset }));
+  const detail = document.querySelector<HTMLElement>('[data-testid=tool-detail]')?.dataset.toolCallId ?? null;
+  const errors = [...document.querySelectorAll<HTMLElement>('[data-testid=args-error]')].map((e): [string | undefined, string | undefined] => [e.dataset.path, e.dataset.keyword]);
+  document.querySelector<HTMLElement>('[data-testid=tool-call][data-args=unparsed]')!.click();
+  await frame();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return {
+    calls, detail, errors,
+    picked: document.querySelector<HTMLElement>('[data-testid=tool-detail]')?.dataset.toolCallId ?? null,
+    pickedErrors: document.querySelectorAll('[data-testid=args-error]').length,
+  };
+}
+
+const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
+
+function check(r: Shown): void {
+  const run = r.calls[0]!.toolCallId!.split(':')[0];
+  assert.deepEqual(
+    r.calls.map((c) => [c.toolCallId, c.name, c.side, c.args, c.result]),
+    [
+      [`${run}:call-lookup`, 'lookup_weather', 'backend', 'unchecked', 'present'],
+      [`${run}:call-card`, 'show_weather_card', 'frontend', 'invalid', 'pending'],
+      [`${run}:call-torn`, 'show_weather_card', 'frontend', 'unparsed', 'pending'],
+    ],
+  );
+  assert.equal(r.detail, `${run}:call-card`, 'opens on the call whose arguments are rejected');
+  assert.deepEqual(r.errors, [['/summary', 'required'], ['/city', 'type']]);
+  assert.equal(r.picked, `${run}:call-torn`);
+  assert.equal(r.pickedErrors, 0, 'arguments that do not parse have no mismatches to list');
+}
+
+describe('the Tools view in the panel', () => {
+  let agent: DemoAgent | undefined;
+  after(async () => agent?.close());
+
+  for (const [target, name] of [['chrome', 'Chromium DevTools: each call with its side, its arguments checked against the schema, its result'], ['firefox', 'Firefox: the same calls and mismatches']] as const) {
+    test(name, async () => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, [['misbehave-tool-args', { delay: 2 }]], analysed, readTools));
+    });
+  }
+});
