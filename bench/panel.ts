@@ -36,12 +36,7 @@ const RUNS = 5;
 export async function panelBench(): Promise<Measure[]> {
   const b = await launchChromium({ extDir: await buildExtension('chrome') });
   try {
-    const page = await b.newPage();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${b.base}panel/index.html?view=timeline`);
-    await page.waitForFunction(() => window.__aguiPanel !== undefined);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await page.evaluate('globalThis.__name = (f) => f');
+    const page = await panelPage(b, 'timeline');
     const runs: Timings[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await measureOnce(page));
     const m = (k: keyof Timings): number => Math.round(median(runs.map((r) => r[k])));
@@ -60,6 +55,53 @@ export async function panelBench(): Promise<Measure[]> {
   }
 }
 
+/** What the measures do alike in the page, installed on it: a page function cannot import. */
+interface PageHelpers {
+  /** After the next frame is painted. */
+  benchFrame(): Promise<void>;
+  benchUntil(what: string, ok: () => boolean): Promise<void>;
+  /** Opens `bytes` as a dropped file once the panel is idle: until `first` is painted, and until it is all analysed. */
+  benchOpen(bytes: Uint8Array, name: string, view: string, first: string): Promise<{ firstScreen: number; full: number }>;
+}
+
+/** A panel page of its own at full width, on `view`, with the helpers installed. */
+async function panelPage(b: ChromiumBrowser, view: string): Promise<Page> {
+  const page = await b.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${b.base}panel/index.html?view=${view}`);
+  await page.waitForFunction(() => window.__aguiPanel !== undefined);
+  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+  await page.evaluate('globalThis.__name = (f) => f');
+  await installPageHelpers(page);
+  return page;
+}
+
+function installPageHelpers(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const g = globalThis as unknown as PageHelpers;
+    g.benchFrame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+    g.benchUntil = async (what, ok) => {
+      const end = performance.now() + 60_000;
+      while (!ok()) {
+        if (performance.now() > end) throw new Error(`panel bench: no ${what}`);
+        await new Promise((res) => setTimeout(res, 0));
+      }
+    };
+    g.benchOpen = async (bytes, name, view, first) => {
+      // As when a user drops a file on a panel that has been open a moment: its idle work is done.
+      await new Promise((res) => requestIdleCallback(res));
+      const t0 = performance.now();
+      const done = window.__aguiPanel!.openFile(bytes, name, view as never);
+      await g.benchUntil(first, () => document.querySelector(first) !== null);
+      await g.benchFrame();
+      const firstScreen = performance.now() - t0;
+      await done;
+      await g.benchFrame();
+      return { firstScreen, full: performance.now() - t0 };
+    };
+  });
+}
+
 /** The measured steps, in milliseconds. */
 interface Timings {
   firstScreen: number;
@@ -72,14 +114,7 @@ interface Timings {
 /** One pass over the steps; each opens the file anew, which starts the panel over. */
 async function measureOnce(page: Page): Promise<Timings> {
   const r = await page.evaluate(async (n) => {
-    const frame = (): Promise<void> => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-    const until = async (what: string, ok: () => boolean): Promise<void> => {
-      const end = performance.now() + 30_000;
-      while (!ok()) {
-        if (performance.now() > end) throw new Error(`panel bench: no ${what}`);
-        await new Promise((res) => setTimeout(res, 0));
-      }
-    };
+    const { benchFrame: frame, benchUntil: until, benchOpen } = globalThis as unknown as PageHelpers;
     const sse = (e: unknown): string => `data: ${JSON.stringify(e)}\n\n`;
     const parts = [
       sse({ type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' }),
@@ -88,17 +123,7 @@ async function measureOnce(page: Page): Promise<Timings> {
     for (let i = 0; i < n - 4; i++) parts.push(sse({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `word ${i} ` }));
     parts.push(sse({ type: 'TEXT_MESSAGE_END', messageId: 'm' }), sse({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' }));
     const bytes = new TextEncoder().encode(parts.join(''));
-    // As when a user drops a file on a panel that has been open a moment: its idle work is done.
-    await new Promise((res) => requestIdleCallback(res));
-
-    const t0 = performance.now();
-    const done = window.__aguiPanel!.openFile(bytes, 'bench.sse', 'timeline');
-    await until('first rows', () => document.querySelector('[data-testid=timeline-row]') !== null);
-    await frame();
-    const firstScreen = performance.now() - t0;
-    await done;
-    await frame();
-    const full = performance.now() - t0;
+    const { firstScreen, full } = await benchOpen(bytes, 'bench.sse', 'timeline', '[data-testid=timeline-row]');
     const rows = document.querySelectorAll('[data-testid=exchange-row]').length;
     const count = document.querySelector('[data-testid=timeline-count]')!.textContent;
 
@@ -187,29 +212,10 @@ export async function waterfallBench(b: ChromiumBrowser): Promise<Measure[]> {
   const har = timedHar();
   const runs: { firstScreen: number; worstGap: number; p95Gap: number; frames: number; bars: number; idleGap: number }[] = [];
   for (let i = 0; i < WATERFALLS; i++) {
-    const page = await b.newPage();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${b.base}panel/index.html?view=waterfall`);
-    await page.waitForFunction(() => window.__aguiPanel !== undefined);
-    await page.evaluate('globalThis.__name = (f) => f');
+    const page = await panelPage(b, 'waterfall');
     runs.push(await page.evaluate(async (text) => {
-      const frame = (): Promise<void> => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-      const until = async (what: string, ok: () => boolean): Promise<void> => {
-        const end = performance.now() + 60_000;
-        while (!ok()) {
-          if (performance.now() > end) throw new Error(`waterfall bench: no ${what}`);
-          await new Promise((res) => setTimeout(res, 0));
-        }
-      };
-      const bytes = new TextEncoder().encode(text);
-      await new Promise((res) => requestIdleCallback(res));
-      const t0 = performance.now();
-      const done = window.__aguiPanel!.openFile(bytes, 'timed.har', 'waterfall');
-      await until('first bars', () => document.querySelector('[data-testid=waterfall] [data-testid=span]') !== null);
-      await frame();
-      const firstScreen = performance.now() - t0;
-      await done;
-      await frame();
+      const { benchFrame: frame, benchOpen } = globalThis as unknown as PageHelpers;
+      const { firstScreen } = await benchOpen(new TextEncoder().encode(text), 'timed.har', 'waterfall', '[data-testid=waterfall] [data-testid=span]');
       const stamps: number[] = [];
       let watching = true;
       const tick = (t: number): void => {
