@@ -327,6 +327,8 @@ export class Session {
             // The views' detail of a frame is kept with its event record, within the same cap.
             keep: (index) => x.events.at(-1)?.index === index,
           });
+          // Their tool calls now say what this request did with them: the panels ask for them again.
+          for (const earlier of x.reading.revisits) for (const y of this.exchanges) if (y.reading === earlier) y.changed = true;
         });
         return true;
       }

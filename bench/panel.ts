@@ -10,7 +10,10 @@
  * - full analysis: until every event is decoded and judged (informational);
  *   each of these the median of five passes, the file opened anew for each;
  * - a 100 MB recording imported through the file picker, three times: how long, and the longest the
- *   panel went without painting a frame meanwhile.
+ *   panel went without painting a frame meanwhile;
+ * - the Waterfall of a 100,000-event exchange recorded with its arrival times (bench/stream.ts's mix, some
+ *   8,000 spans): its first bars painted, then the longest gap between frames while it is zoomed in step by
+ *   step, scrolled across and zoomed out again.
  *
  * `npx tsx bench/panel.ts` prints the numbers; bench/run.ts calls `panelBench()`.
  */
@@ -22,7 +25,10 @@ import type { Page } from 'playwright-core';
 import { buildExtension, launchChromium, type ChromiumBrowser } from '../test/e2e/browsers.ts';
 import { importWatched, writeLargeRecording, type ImportWatch } from '../test/e2e/large-recording.ts';
 import { openPanel } from '../test/e2e/recording-panel.ts';
+import { chunk, encodeSse, SSE } from '../test/analyzer/support/harness.ts';
+import { writeHar } from '../src/formats/index.ts';
 import { formatSection, measuresSection, median, type Measure } from './report.ts';
+import { realisticStream } from './stream.ts';
 
 const EVENTS = 100_000;
 const RUNS = 5;
@@ -30,12 +36,7 @@ const RUNS = 5;
 export async function panelBench(): Promise<Measure[]> {
   const b = await launchChromium({ extDir: await buildExtension('chrome') });
   try {
-    const page = await b.newPage();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${b.base}panel/index.html?view=timeline`);
-    await page.waitForFunction(() => window.__aguiPanel !== undefined);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await page.evaluate('globalThis.__name = (f) => f');
+    const page = await panelPage(b, 'timeline');
     const runs: Timings[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await measureOnce(page));
     const m = (k: keyof Timings): number => Math.round(median(runs.map((r) => r[k])));
@@ -47,10 +48,58 @@ export async function panelBench(): Promise<Measure[]> {
       { name: 'panel: text search over a 100,000-event timeline', value: m('searchMs'), unit: 'ms', target: '< 100' },
       { name: 'panel: full analysis of a 100,000-event exchange', value: m('full'), unit: 'ms' },
       ...(await importBench(b)),
+      ...(await waterfallBench(b)),
     ];
   } finally {
     await b.close();
   }
+}
+
+/** What the measures do alike in the page, installed on it: a page function cannot import. */
+interface PageHelpers {
+  /** After the next frame is painted. */
+  benchFrame(): Promise<void>;
+  benchUntil(what: string, ok: () => boolean): Promise<void>;
+  /** Opens `bytes` as a dropped file once the panel is idle: until `first` is painted, and until it is all analysed. */
+  benchOpen(bytes: Uint8Array, name: string, view: string, first: string): Promise<{ firstScreen: number; full: number }>;
+}
+
+/** A panel page of its own at full width, on `view`, with the helpers installed. */
+async function panelPage(b: ChromiumBrowser, view: string): Promise<Page> {
+  const page = await b.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${b.base}panel/index.html?view=${view}`);
+  await page.waitForFunction(() => window.__aguiPanel !== undefined);
+  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+  await page.evaluate('globalThis.__name = (f) => f');
+  await installPageHelpers(page);
+  return page;
+}
+
+function installPageHelpers(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const g = globalThis as unknown as PageHelpers;
+    g.benchFrame = () => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+    g.benchUntil = async (what, ok) => {
+      const end = performance.now() + 60_000;
+      while (!ok()) {
+        if (performance.now() > end) throw new Error(`panel bench: no ${what}`);
+        await new Promise((res) => setTimeout(res, 0));
+      }
+    };
+    g.benchOpen = async (bytes, name, view, first) => {
+      // As when a user drops a file on a panel that has been open a moment: its idle work is done.
+      await new Promise((res) => requestIdleCallback(res));
+      const t0 = performance.now();
+      const done = window.__aguiPanel!.openFile(bytes, name, view as never);
+      await g.benchUntil(first, () => document.querySelector(first) !== null);
+      await g.benchFrame();
+      const firstScreen = performance.now() - t0;
+      await done;
+      await g.benchFrame();
+      return { firstScreen, full: performance.now() - t0 };
+    };
+  });
 }
 
 /** The measured steps, in milliseconds. */
@@ -65,14 +114,7 @@ interface Timings {
 /** One pass over the steps; each opens the file anew, which starts the panel over. */
 async function measureOnce(page: Page): Promise<Timings> {
   const r = await page.evaluate(async (n) => {
-    const frame = (): Promise<void> => new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
-    const until = async (what: string, ok: () => boolean): Promise<void> => {
-      const end = performance.now() + 30_000;
-      while (!ok()) {
-        if (performance.now() > end) throw new Error(`panel bench: no ${what}`);
-        await new Promise((res) => setTimeout(res, 0));
-      }
-    };
+    const { benchFrame: frame, benchUntil: until, benchOpen } = globalThis as unknown as PageHelpers;
     const sse = (e: unknown): string => `data: ${JSON.stringify(e)}\n\n`;
     const parts = [
       sse({ type: 'RUN_STARTED', threadId: 't', runId: 'r', protocolVersion: '1.0' }),
@@ -81,17 +123,7 @@ async function measureOnce(page: Page): Promise<Timings> {
     for (let i = 0; i < n - 4; i++) parts.push(sse({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `word ${i} ` }));
     parts.push(sse({ type: 'TEXT_MESSAGE_END', messageId: 'm' }), sse({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' }));
     const bytes = new TextEncoder().encode(parts.join(''));
-    // As when a user drops a file on a panel that has been open a moment: its idle work is done.
-    await new Promise((res) => requestIdleCallback(res));
-
-    const t0 = performance.now();
-    const done = window.__aguiPanel!.openFile(bytes, 'bench.sse', 'timeline');
-    await until('first rows', () => document.querySelector('[data-testid=timeline-row]') !== null);
-    await frame();
-    const firstScreen = performance.now() - t0;
-    await done;
-    await frame();
-    const full = performance.now() - t0;
+    const { firstScreen, full } = await benchOpen(bytes, 'bench.sse', 'timeline', '[data-testid=timeline-row]');
     const rows = document.querySelectorAll('[data-testid=exchange-row]').length;
     const count = document.querySelector('[data-testid=timeline-count]')!.textContent;
 
@@ -157,6 +189,75 @@ async function importBench(b: ChromiumBrowser): Promise<Measure[]> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const WATERFALLS = 3;
+
+/** A HAR of one 100,000-event exchange whose 16 KB chunks arrived 3 ms apart, as bench/timing.ts times it. */
+function timedHar(): string {
+  const { input, events } = realisticStream(EVENTS, 5);
+  const chunks = chunk(encodeSse(events), () => 16 * 1024).map((bytes, i) => ({ time: i * 3, bytes }));
+  return writeHar(
+    [{ source: 'bench', url: 'http://127.0.0.1:9/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z', requestContentType: 'application/json', requestBody: JSON.stringify(input), responseContentType: SSE, chunks, arrival: 'chunks' }],
+    { creator: { name: 'bench', version: '0' } },
+  );
+}
+
+/**
+ * The Waterfall of the timed exchange, each time in a fresh panel page: from handing over the file to its
+ * first bars painted, then every gap between animation frames while it is zoomed in eight times (a frame
+ * between steps), scrolled across in twenty steps and fitted again. Gaps, not a timed assertion: the figure.
+ */
+export async function waterfallBench(b: ChromiumBrowser): Promise<Measure[]> {
+  const har = timedHar();
+  const runs: { firstScreen: number; worstGap: number; p95Gap: number; frames: number; bars: number; idleGap: number }[] = [];
+  for (let i = 0; i < WATERFALLS; i++) {
+    const page = await panelPage(b, 'waterfall');
+    runs.push(await page.evaluate(async (text) => {
+      const { benchFrame: frame, benchOpen } = globalThis as unknown as PageHelpers;
+      const { firstScreen } = await benchOpen(new TextEncoder().encode(text), 'timed.har', 'waterfall', '[data-testid=waterfall] [data-testid=span]');
+      const stamps: number[] = [];
+      let watching = true;
+      const tick = (t: number): void => {
+        stamps.push(t);
+        if (watching) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+      // Half a second untouched first: the frame rate this browser gives an idle panel, to read the gaps against.
+      await new Promise((res) => setTimeout(res, 500));
+      const idle = stamps.splice(0).map((t, j, all) => (j === 0 ? 0 : t - all[j - 1]!)).slice(1).sort((a, c) => a - c);
+      const zoomIn = document.querySelector<HTMLButtonElement>('[aria-label="Zoom in"]')!;
+      for (let z = 0; z < 8; z++) {
+        zoomIn.click();
+        await frame();
+      }
+      const scroller = document.querySelector<HTMLElement>('.wf-scroll')!;
+      const step = (scroller.scrollWidth - scroller.clientWidth) / 20;
+      let bars = 0;
+      for (let k = 1; k <= 20; k++) {
+        scroller.scrollLeft = step * k;
+        scroller.dispatchEvent(new Event('scroll'));
+        await frame();
+        bars = Math.max(bars, document.querySelectorAll('[data-testid=span], [data-testid=span-cluster]').length);
+      }
+      document.querySelector<HTMLButtonElement>('[title^="Fit the exchange"]')!.click();
+      await frame();
+      await frame();
+      watching = false;
+      const gaps = stamps.slice(1).map((t, j) => t - stamps[j]!).sort((a, c) => a - c);
+      return { firstScreen, worstGap: gaps.at(-1) ?? 0, p95Gap: gaps[Math.floor(gaps.length * 0.95)] ?? 0, frames: stamps.length, bars, idleGap: idle[idle.length >> 1] ?? 0 };
+    }, har));
+    await page.close();
+  }
+  const m = (k: 'firstScreen' | 'worstGap' | 'p95Gap' | 'idleGap'): number => Math.round(median(runs.map((r) => r[k])));
+  const each = (k: 'firstScreen' | 'worstGap'): string => runs.map((r) => Math.round(r[k])).join(', ');
+  return [
+    { name: 'panel: Waterfall of a 100,000-event exchange, first bars', value: m('firstScreen'), unit: 'ms', target: '< 300', note: `median of ${WATERFALLS}; runs ${each('firstScreen')} ms` },
+    {
+      name: 'panel: Waterfall zoomed ×256 and scrolled across, longest frame gap', value: m('worstGap'), unit: 'ms', target: '< 50',
+      note: `median of ${WATERFALLS}; runs ${each('worstGap')} ms; p95 ${m('p95Gap')} ms over ${runs.map((r) => r.frames).join(', ')} frames (an idle panel's median gap: ${m('idleGap')} ms); up to ${Math.max(...runs.map((r) => r.bars))} bars drawn at once`,
+    },
+  ];
 }
 
 export const PANEL_TITLE = 'The panel in real Chromium: a 100,000-event exchange, a 100 MB import';

@@ -436,7 +436,7 @@ function View(p: ViewProps) {
     case 'waterfall':
       return <NotYet x={x} asked />;
     case 'tools':
-      return <ToolsView key={x.id} calls={d.toolCalls!} onEvent={p.goEvent} />;
+      return <ToolsView key={x.id} source={source} x={x} calls={d.toolCalls!} thread={p.thread} numberOf={p.numberOf} onSelect={p.select} onEvent={p.goEvent} />;
   }
 }
 

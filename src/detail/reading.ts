@@ -82,7 +82,7 @@ export class ExchangeReading {
     const keep = o.keep ?? (() => true);
     const timing = o.arrival ? new TimingReading({ arrival: o.arrival, stallMs: o.stallMs, thread: o.threadTiming, sentAt: o.sentAt }) : null;
     this.timing = timing;
-    const tools = (this.tools = new ToolCallsReading(o.toolThread));
+    const tools = (this.tools = new ToolCallsReading(this, o.toolThread));
     this.analyzer = new ExchangeAnalyzer({
       ...o,
       onInput: (input) => {
@@ -159,6 +159,14 @@ export class ExchangeReading {
 
   report(): ExchangeReport {
     return this.analyzer.report();
+  }
+
+  /**
+   * The earlier readings of the session whose tool calls this exchange's request answered, or went on
+   * without: their `toolCalls` part changed when this one began.
+   */
+  get revisits(): readonly ExchangeReading[] {
+    return this.tools.revisits as ExchangeReading[];
   }
 
   /** The timing's time to first content as of now; null without one (no times recorded, or no content yet). */

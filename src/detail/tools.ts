@@ -79,22 +79,24 @@ interface Started {
  * each (a tool message for it) or goes on without. One per session, like the ThreadTracker beside it.
  */
 export class ToolThread {
-  private readonly open = new Map<string, Started[]>();
+  private readonly open = new Map<string, { owner: object; calls: Started[] }[]>();
 
-  /** A request on `threadId` was sent: what it does with each call left open on the thread. */
-  sent(input: JsonObject | null): void {
+  /** A request on its thread was sent: what it does with each call left open there; returns the owners of those calls. */
+  sent(input: JsonObject | null): object[] {
     const thread = typeof input?.threadId === 'string' ? input.threadId : null;
     const left = thread === null ? undefined : this.open.get(thread);
-    if (!left) return;
+    if (!left) return [];
     this.open.delete(thread!);
     const answers = new Set(Array.isArray(input!.messages) ? input!.messages.filter((m) => isObject(m) && m.role === 'tool').map((m) => (m as JsonObject).toolCallId) : []);
     const runId = typeof input!.runId === 'string' ? input!.runId : null;
-    for (const c of left) c.later = { runId, answered: answers.has(c.id) };
+    for (const { calls } of left) for (const c of calls) c.later = { runId, answered: answers.has(c.id) };
+    return left.map((l) => l.owner);
   }
 
-  left(threadId: string | null, calls: Started[]): void {
+  /** `owner`'s exchange ended on `threadId` leaving `calls` without a result. */
+  left(threadId: string | null, owner: object, calls: Started[]): void {
     if (threadId === null || calls.length === 0) return;
-    this.open.set(threadId, [...(this.open.get(threadId) ?? []), ...calls]);
+    this.open.set(threadId, [...(this.open.get(threadId) ?? []), { owner, calls }]);
   }
 }
 
@@ -108,13 +110,17 @@ export class ToolCallsReading {
   private threadId: string | null = null;
   private readonly schemas = new Map<string, CheckedSchema>();
 
-  constructor(private readonly thread?: ToolThread) {}
+  /** The owners (`owner` of their readings) of the earlier calls this exchange's request answered or went on without. */
+  revisits: readonly object[] = [];
+
+  /** `owner` names this exchange to the thread: a later request's answer is reported against it. */
+  constructor(private readonly owner: object, private readonly thread?: ToolThread) {}
 
   readonly hooks = {
     onInput: (input: JsonObject | null): void => {
       this.declared = declaredTools(input);
       this.threadId = typeof input?.threadId === 'string' ? input.threadId : null;
-      this.thread?.sent(input);
+      this.revisits = this.thread?.sent(input) ?? [];
     },
     onEmit: (ev: Ev, index: number): void => {
       const type = ev.type;
@@ -140,7 +146,7 @@ export class ToolCallsReading {
 
   /** The exchange ended: the calls it left without a result wait for the thread's next request. */
   end(): void {
-    this.thread?.left(this.threadId, this.calls.filter((c) => c.resultEvent === null));
+    this.thread?.left(this.threadId, this.owner, this.calls.filter((c) => c.resultEvent === null));
   }
 
   /** The rows, from the conversation the consumer holds, the exchange's runs and (when recorded) its tool spans. */

@@ -221,4 +221,25 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     }
     assert.equal(s.conversationDiff('doc:2', steps.length), null);
   });
+
+  it("tells the panels an earlier exchange changed when a later request answers its pending tool calls", () => {
+    const s = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
+    const tools = [{ name: 'confirm', description: 'asks the user', parameters: { type: 'object', properties: { ok: { type: 'boolean' } } } }];
+    const sse = (evs: object[]) => utf8.encode(evs.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''));
+    const one = (id: number, runId: string, messages: object[], evs: object[]): PageMessage[] => [
+      { k: 'open', id, api: 'fetch', t: 1, method: 'POST', url: 'http://127.0.0.1/agent', requestContentType: 'application/json', requestBody: JSON.stringify({ threadId: 't1', runId, protocolVersion: '1.0', messages, tools }), requestBodyNote: null },
+      { k: 'response', id, t: 1.5, status: 200, statusText: 'OK', contentType: 'text/event-stream', url: 'http://127.0.0.1/agent', redirected: false, reconstructed: false },
+      { k: 'chunk', id, t: 2, bytes: sse([{ type: 'RUN_STARTED', threadId: 't1', runId }, ...evs, { type: 'RUN_FINISHED', threadId: 't1', runId }]) },
+      { k: 'end', id, t: 3, outcome: 'complete', error: null },
+    ];
+    s.receive('doc', 1, one(1, 'r1', [], [{ type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'confirm' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"ok":"yes"}' }, { type: 'TOOL_CALL_END', toolCallId: 'c1' }]));
+    drain(s);
+    s.takeChanges();
+    assert.deepEqual(s.detail('doc:1', 'toolCalls')!.map((c) => [c.args.status, c.result, c.later]), [['invalid', 'pending', null]]);
+    const history = [{ id: 'c1', role: 'assistant', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'confirm', arguments: '{"ok":"yes"}' } }] }, { id: 't1', role: 'tool', toolCallId: 'c1', content: 'confirmed' }];
+    s.receive('doc', 2, one(2, 'r2', history, []));
+    drain(s);
+    assert.deepEqual(s.takeChanges().map((c) => c.exchange.id), ['doc:1', 'doc:2'], 'the first exchange is sent again');
+    assert.deepEqual(s.detail('doc:1', 'toolCalls')!.map((c) => [c.result, c.later]), [['present', { runId: 'r2', answered: true }]]);
+  });
 });

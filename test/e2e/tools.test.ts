@@ -41,6 +41,24 @@ async function readTools(): Promise<Shown> {
 
 const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
 
+/** Runs in the panel: selects the thread's second exchange, shows the Tools view, then the whole thread's calls. */
+async function readThread(): Promise<{ own: number; first: string; rows: Record<string, string | undefined>[]; later: string | null }> {
+  const settle = async (ok: () => boolean): Promise<void> => {
+    for (let i = 0; i === 0 || (i < 600 && (document.querySelector('#view [aria-busy=true]') || !ok())); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  };
+  const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
+  rows[1]!.click();
+  document.querySelector<HTMLElement>('[data-testid=tab-tools]')!.click();
+  await settle(() => document.querySelector('[data-testid=tools-thread]') !== null);
+  const own = document.querySelectorAll('[data-testid=tool-call]').length;
+  document.querySelector<HTMLElement>('[data-testid=tools-thread]')!.click();
+  await settle(() => document.querySelectorAll('[data-testid=tool-call]').length === 3);
+  const calls = [...document.querySelectorAll<HTMLElement>('[data-testid=tool-call]')].map((c) => ({ ...c.dataset }));
+  document.querySelector<HTMLElement>('[data-testid=tool-call][data-args=invalid]')!.click();
+  await settle(() => document.querySelector('[data-testid=tool-later]') !== null);
+  return { own, first: rows[0]!.dataset.id!, rows: calls, later: document.querySelector('[data-testid=tool-later]')?.textContent ?? null };
+}
+
 function check(r: Shown): void {
   const run = r.calls[0]!.toolCallId!.split(':')[0];
   assert.deepEqual(
@@ -67,4 +85,13 @@ describe('the Tools view in the panel', () => {
       check(await readInPanel(target, agent.url, [['misbehave-tool-args', { delay: 2 }]], analysed, readTools));
     });
   }
+
+  test("Chromium DevTools: the whole thread's calls on request, and what its next request did with them", async () => {
+    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+    const both = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].filter((r) => r.dataset.verdict === 'completed').length === 2;
+    const r = await readInPanel('chrome', agent.url, [['misbehave-tool-args', { delay: 2, threadId: 'thread-tools' }], ['chat', { delay: 2, threadId: 'thread-tools' }]], both, readThread);
+    assert.equal(r.own, 0, 'the chat exchange started no tool call');
+    assert.deepEqual(r.rows.map((c) => [c.name, c.result, c.exchange === r.first]), [['lookup_weather', 'present', true], ['show_weather_card', 'absent', true], ['show_weather_card', 'absent', true]]);
+    assert.match(r.later ?? '', /went on without answering it/);
+  });
 });
