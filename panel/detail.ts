@@ -75,9 +75,6 @@ export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelE
 }
 
 /**
-<<<<<<< HEAD
- * An answer about one state or conversation step, asked for when it is shown: `key` names the question, so a view asking
-=======
  * One part of each of `xs`'s details (the run tree reads every exchange of a thread), asked for and
  * kept as `useDetail` keeps one: undefined while first asked for, null when the source has none.
  */
@@ -98,8 +95,7 @@ export function useDetails<K extends DetailPart>(source: SessionSource, xs: read
 }
 
 /**
- * An answer about one state step, asked for when it is shown: `key` names the question, so a view asking
->>>>>>> main
+ * An answer about one state or conversation step, asked for when it is shown: `key` names the question, so a view asking
  * about another step or exchange never shows a stale answer.
  */
 function useStepAnswer<T>(key: string, ask: () => Promise<T | null>, shown: boolean): T | null | undefined {
