@@ -26,6 +26,8 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'identity', exchange: 9, name: 'run-tree' },
   // The frontend call whose arguments its schema rejects, selected when the view opens.
   { view: 'tools', exchange: 10 },
+  // The conversation scrubber on the snapshot that drops, reorders and replaces.
+  { view: 'state', exchange: 11, name: 'conversation' },
 ];
 
 async function main(): Promise<void> {
@@ -53,13 +55,14 @@ async function main(): Promise<void> {
     await run('subagents', { threadId: 'thread-tree', runId: 'run-parent' });
     await run('chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent' });
     await run('misbehave-tool-args');
+    await run('misbehave-conversation');
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       for (const shot of SHOTS) {
         await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
-        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
+        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
         // The view shows once the worker answered for its detail.
@@ -74,7 +77,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 500, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
       await panel.locator('[data-testid=exchange-row]').nth(4).click();
       await sleep(100);
       const list = join(OUT, `narrow-list-${theme}.png`);
@@ -85,17 +88,26 @@ async function main(): Promise<void> {
       await panel.screenshot({ path: file });
       console.log(list, file);
     }
-    // At 400 px the Identity table's rows become labelled cards.
+    // At 400 px the Identity table's rows become labelled cards, and the conversation diff's rows wrap.
     await panel.setViewportSize({ width: 400, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=identity`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 11);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
       await panel.locator('[data-testid=exchange-row]').nth(1).click();
       await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
       await sleep(100);
       const file = join(OUT, `narrow-identity-${theme}.png`);
       await panel.screenshot({ path: file });
-      console.log(file);
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=state`);
+      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
+      await panel.locator('[data-testid=exchange-row]').nth(11).click();
+      await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
+      // The scrubber and its diff rows in view, as a user scrolls the view to them.
+      await panel.locator('#view [data-testid=conv-scrubber]').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await sleep(100);
+      const conv = join(OUT, `narrow-conversation-${theme}.png`);
+      await panel.screenshot({ path: conv });
+      console.log(file, conv);
     }
   } finally {
     await b.close();
