@@ -3,8 +3,8 @@
  * is narrowed over CDP to DevTools' default docked width, to 500 px and to 400 px, light and dark; then
  * every menu stays inside the panel, the exchange list keeps number, endpoint, verdict and findings count
  * in view without scrolling sideways, rows that hit the same endpoint say what tells them apart, no table
- * cell is narrower than its content's first word, and the Identity view neither scrolls sideways nor cuts
- * a column off.
+ * cell is narrower than its content's first word, the Identity view neither scrolls sideways nor cuts
+ * a column off, and State & messages keeps the conversation diff's rows in view.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -23,6 +23,8 @@ interface Layout {
   cramped: string[];
   /** The Identity view: how far it scrolls sideways, and whether each parentRunId cell is wholly in view. */
   identity: { sideways: number; parents: boolean[] };
+  /** State & messages on the conversation scenario: how far it scrolls sideways, and whether each conv-diff row is wholly in view. */
+  conversation: { sideways: number; rows: boolean[] };
 }
 
 /** Measures the panel as it is laid out now. */
@@ -95,7 +97,16 @@ function measure(panel: TargetSession): Promise<Layout> {
         if (rects.length > 1 || range.getBoundingClientRect().width > content + 1) cramped.push(`${view}: ${JSON.stringify(word[0].slice(0, 40))}`);
       }
     }
-    return { width, listOverflow: list.scrollWidth - list.clientWidth, rows, menu, cramped, identity };
+    document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[5]!.click();
+    await frame();
+    document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
+    for (let i = 0; i < 100 && !document.querySelector('[data-testid=conv-diff]'); i++) await frame();
+    const v = document.getElementById('view')!;
+    const conversation = {
+      sideways: Math.max(v.scrollWidth - v.clientWidth, document.documentElement.scrollWidth - width),
+      rows: [...document.querySelectorAll('[data-testid=conv-diff]')].map(inside),
+    };
+    return { width, listOverflow: list.scrollWidth - list.clientWidth, rows, menu, cramped, identity, conversation };
   });
 }
 
@@ -128,7 +139,7 @@ for (const theme of ['light', 'dark'] as const) {
       shown = await demoInDevTools(theme === 'dark' ? ['--force-dark-mode'] : []);
       const { page } = shown;
       ({ panel, devtools } = shown);
-      const scenarios = ['chat', 'misbehave-identity', 'misbehave-unknown', 'chat', 'chat'];
+      const scenarios = ['chat', 'misbehave-identity', 'misbehave-unknown', 'chat', 'chat', 'misbehave-conversation'];
       for (const [i, s] of scenarios.entries()) {
         await page.evaluate(([name, n]) => window.demo.run(name, { threadId: `thread-${n}`, runId: `run-${n}`, delay: 1 }), [s, i] as const);
       }
@@ -143,7 +154,7 @@ for (const theme of ['light', 'dark'] as const) {
 
     // 554 px is DevTools' default width docked to the side.
     for (const width of [554, 500, 400]) {
-      test(`at ${width} px: menus inside, the list's key columns in view, rows told apart, tables readable, Identity not cut`, async () => {
+      test(`at ${width} px: menus inside, the list's key columns in view, rows told apart, tables readable, Identity not cut, the conversation diff in view`, async () => {
         await narrowTo(devtools, panel, width);
         const layout = await measure(panel);
         assert.ok(layout.width <= width, `panel width ${layout.width}`);
@@ -160,6 +171,8 @@ for (const theme of ['light', 'dark'] as const) {
         assert.ok(layout.identity.sideways <= 0, `the Identity view scrolls sideways by ${layout.identity.sideways} px`);
         // The input and the identity scenario's run: RUN_STARTED and RUN_FINISHED.
         assert.deepEqual(layout.identity.parents, [true, true, true], 'every parentRunId cell in view');
+        assert.ok(layout.conversation.sideways <= 0, `State & messages scrolls sideways by ${layout.conversation.sideways} px`);
+        assert.deepEqual(layout.conversation.rows, [true, true, true, true], "the snapshot step's conv-diff rows, each in view");
       });
     }
   });
