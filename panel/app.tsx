@@ -432,7 +432,7 @@ function View(p: ViewProps) {
     case 'findings':
       return <FindingsView report={report} onPick={p.showFinding} />;
     case 'state':
-      return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} />;
+      return <StateView source={source} x={x} inp={d.input!} states={d.states!} conversation={d.conversation!} onEvent={p.goEvent} thread={p.thread} numberOf={p.numberOf} select={p.select} />;
     case 'waterfall':
       return <NotYet x={x} asked />;
     case 'tools':

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import type { ConvChange, ConvContent, ConvDiff, ConvMessage, InputDetail, OpOutcome, StateDiff, StateRow } from '../../src/detail/index.ts';
 import { preview } from '../../src/json.ts';
-import { useConversationAt, useConversationDiff, useDetail, useStateAt, useStateDiff } from '../detail.ts';
+import { useConversationAt, useConversationDiff, useDetail, useDetails, useStateAt, useStateDiff } from '../detail.ts';
 import type { PanelExchange, SessionSource } from '../model.ts';
 import { Content } from './content.tsx';
 import { Empty, Json, SpecLink, json } from '../ui.tsx';
@@ -70,7 +70,8 @@ interface TravelProps<D> {
   /** Prefixes the test hooks: `state-scrub`, `conv-scrub`, `state-latest`, ... */
   hook: 'state' | 'conv';
   label: string;
-  steps: readonly { event: number; type: string; failed?: boolean }[];
+  /** `where` names another exchange a step is on; `against`, what a step is diffed against when not the step before. */
+  steps: readonly { event: number; type: string; failed?: boolean; where?: string; against?: string }[];
   /** What the first step is diffed against. */
   first: string;
   /** What step `at` changed, asked of whoever analysed the exchange (a hook). */
@@ -78,7 +79,8 @@ interface TravelProps<D> {
   showDiff: (d: D) => JSX.Element;
   /** What the step holds, on demand. */
   held: (at: number, event: number) => JSX.Element;
-  onEvent: (index: number) => void;
+  /** The step's event was asked for (`at`: the step). */
+  onEvent: (at: number) => void;
 }
 
 /**
@@ -110,9 +112,9 @@ function Travel<D>({ hook, label, steps, first, useDiff, showDiff, held, onEvent
       <button type="button" onClick={() => go(at + 1)} disabled={at === last} aria-label="Step forward" title="Step forward (])">▶</button>
       <button type="button" data-testid={`${hook}-latest`} onClick={() => setPinned(null)} disabled={pinned === null}>Back to latest</button>
       <p>
-        <button type="button" class="link" onClick={() => onEvent(row.event)} aria-label={`Show event ${row.event} in the timeline`}>#{row.event} {row.type}</button>
+        <button type="button" class="link" onClick={() => onEvent(at)} aria-label={row.where ? `Show ${row.where}` : `Show event ${row.event} in the timeline`}>#{row.event} {row.type}{row.where ? ` (${row.where})` : ''}</button>
         {row.failed ? <strong class="sev-error"> ✖ patch failed</strong> : null}
-        <span class="muted"> — against {at === 0 ? first : `step ${at}`}</span>
+        <span class="muted" data-testid={`${hook}-against`}> — against {row.against ?? (at === 0 ? first : `step ${at}`)}</span>
       </p>
       {answered(diff, showDiff)}
       {held(at, row.event)}
@@ -190,12 +192,45 @@ export interface StateViewProps {
   states: StateRow[];
   conversation: ConvMessage[];
   onEvent: (index: number) => void;
+  /** The exchanges of x's thread, in capture order, for the scrubber across them. */
+  thread: PanelExchange[];
+  numberOf: (id: string) => number;
+  select: (id: string) => void;
 }
 
-export function StateView({ source, x, inp, states, conversation, onEvent }: StateViewProps) {
+/** One state step of the scrubber: which exchange's, and its index among that exchange's steps. */
+interface ThreadStep extends StateRow {
+  x: PanelExchange;
+  step: number;
+  where?: string;
+  against?: string;
+}
+
+/**
+ * The state steps the scrubber goes over: the exchange's own, or, across the thread, every exchange's in
+ * order, each exchange's first step diffed against the state its own input sent (what the app held then).
+ */
+function useThreadSteps(source: SessionSource, x: PanelExchange, states: StateRow[], thread: PanelExchange[], across: boolean, numberOf: (id: string) => number): ThreadStep[] {
+  const others = useDetails(source, across ? thread : [], 'states');
+  if (!across) return states.map((s, step) => ({ ...s, x, step }));
+  return thread.flatMap((t, i) => {
+    const rows = t === x ? states : others[i] ?? [];
+    const n = numberOf(t.id);
+    return rows.map((s, step) => ({ ...s, x: t, step, ...(t === x ? {} : { where: `exchange #${n}` }), ...(step === 0 ? { against: `exchange #${n}'s input state` } : {}) }));
+  });
+}
+
+export function StateView({ source, x, inp, states, conversation, onEvent, thread, numberOf, select }: StateViewProps) {
   const sent = inp.input.value;
   const initial = sent && 'state' in sent ? sent.state : {};
   const steps = useDetail(source, x, 'conversationSteps');
+  const [across, setAcross] = useState(false);
+  const stateSteps = useThreadSteps(source, x, states, thread, across && thread.length > 1, numberOf);
+  // A step of another exchange of the thread opens that exchange; one of this exchange shows its event.
+  const showStep = (at: number): void => {
+    const s = stateSteps[at];
+    if (s) s.x === x ? onEvent(s.event) : select(s.x.id);
+  };
   return (
     <section class="state-view">
       <section aria-label="State">
@@ -204,12 +239,18 @@ export function StateView({ source, x, inp, states, conversation, onEvent }: Sta
           <summary>Initial state {sent && 'state' in sent ? '(from the input)' : '(absent in the input: {})'}</summary>
           <Json value={initial} label="initial state" />
         </details>
-        {states.length === 0 ? <Empty>No STATE_SNAPSHOT or STATE_DELTA on this stream.</Empty> : (
+        {thread.length > 1 ? (
+          <label class="check">
+            <input type="checkbox" checked={across} onChange={(e) => setAcross(e.currentTarget.checked)} data-testid="state-thread" />
+            {' '}Across the thread ({thread.length} exchanges)
+          </label>
+        ) : null}
+        {stateSteps.length === 0 ? <Empty>No STATE_SNAPSHOT or STATE_DELTA on this stream.</Empty> : (
           <>
-            <Travel hook="state" label="State step" steps={states} first="the input's state" onEvent={onEvent}
-              useDiff={(at) => useStateDiff(source, x, at)} showDiff={(d) => <StepDiff diff={d} />}
+            <Travel key={across ? 'thread' : 'exchange'} hook="state" label="State step" steps={stateSteps} first="the input's state" onEvent={showStep}
+              useDiff={(at) => useStateDiff(source, stateSteps[at]!.x, stateSteps[at]!.step)} showDiff={(d) => <StepDiff diff={d} />}
               held={(at, event) => (
-                <OnDemand key={`${x.id}:${at}`} summary="State at this step" use={(open) => useStateAt(source, x, at, open)}
+                <OnDemand key={`${stateSteps[at]!.x.id}:${stateSteps[at]!.step}`} summary="State at this step" use={(open) => useStateAt(source, stateSteps[at]!.x, stateSteps[at]!.step, open)}
                   show={(a) => <Json value={a.state} label={`state after event ${event}`} />} />
               )} />
             <ol class="steps">
@@ -226,7 +267,7 @@ export function StateView({ source, x, inp, states, conversation, onEvent }: Sta
       <section aria-label="Messages">
         <h3>Messages</h3>
         {steps === undefined ? <p class="muted" aria-busy="true">Reading…</p> : steps && steps.length > 0 ? (
-          <Travel hook="conv" label="Conversation step" steps={steps} first="the input's messages" onEvent={onEvent}
+          <Travel hook="conv" label="Conversation step" steps={steps} first="the input's messages" onEvent={(at) => onEvent(steps[at]!.event)}
             useDiff={(at) => useConversationDiff(source, x, at)} showDiff={(d) => <ConversationDiff diff={d} />}
             held={(at, event) => (
               <OnDemand key={`${x.id}:${at}`} summary="Conversation at this step" use={(open) => useConversationAt(source, x, at, open)}
