@@ -30,6 +30,15 @@ function entryOf(x: PanelExchange, part: DetailPart): Entry {
 /** Waits before asking again after a question that went unanswered (the worker restarting), in ms. */
 const RETRIES = [100, 400, 1600];
 
+/**
+ * What a view shows of an entry: the last answer while a newer one is asked for, except "none", which said
+ * nothing of the exchange as it is now (asked while it was still arriving, say): shown as still asking, so
+ * the view reads *Reading…* rather than *Not available* until the newer answer is in.
+ */
+function shown(e: Entry, x: PanelExchange): unknown {
+  return e.value === null && e.rev !== x.rev ? undefined : e.value;
+}
+
 function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry, tries = 0): void {
   if (e.asking || e.rev === x.rev) return;
   e.asking = true;
@@ -71,7 +80,7 @@ export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelE
   useEffect(() => {
     if (e && part !== null) ask(source, x, part, e);
   }, [source, x, x.rev, part, e]);
-  return e?.value as ExchangeDetail[K] | null | undefined;
+  return (e ? shown(e, x) : undefined) as ExchangeDetail[K] | null | undefined;
 }
 
 /**
@@ -91,7 +100,7 @@ export function useDetails<K extends DetailPart>(source: SessionSource, xs: read
   useEffect(() => {
     xs.forEach((x, i) => ask(source, x, part, es[i]!));
   }, [source, part, ...xs, ...xs.map((x) => x.rev)]);
-  return es.map((e) => e.value as ExchangeDetail[K] | null | undefined);
+  return es.map((e, i) => shown(e, xs[i]!) as ExchangeDetail[K] | null | undefined);
 }
 
 /**
