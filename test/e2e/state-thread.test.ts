@@ -17,19 +17,27 @@ interface Read {
 }
 
 async function read(): Promise<Read> {
+  // A render, then until the view has its detail (aria-busy while asking), for at most 20 s: timers, not
+  // animation frames, so a window the browser stops painting cannot hold the test.
   const frame = async (): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const end = Date.now() + 20_000;
+    do await new Promise((r) => setTimeout(r, 16));
+    while (document.querySelector('#view [aria-busy=true]') && Date.now() < end);
+  };
+  const until = async (ok: () => boolean): Promise<void> => {
+    const end = Date.now() + 20_000;
+    while (!ok() && Date.now() < end) await frame();
   };
   const rows = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
   rows()[1]!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
   await frame();
   const range = (): HTMLInputElement => document.querySelector<HTMLInputElement>('[data-testid=state-scrub]')!;
-  for (let i = 0; i < 100 && !range(); i++) await frame();
+  await until(() => range() !== null);
   const own = range().max;
   document.querySelector<HTMLInputElement>('[data-testid=state-thread]')!.click();
   // The other exchange's steps arrive once its part is answered.
-  for (let i = 0; i < 600 && range().max !== '7'; i++) await frame();
+  await until(() => range().max === '7');
   const across = range().max;
   const steps: Read['steps'] = [];
   for (const at of [0, 3, 4, 7]) {
@@ -66,7 +74,7 @@ const settled = (): boolean => {
 let agent: DemoAgent | undefined;
 after(async () => agent?.close());
 
-test('Chromium DevTools: the state scrubber across the thread\'s two exchanges', async () => {
+test('Chromium DevTools: the state scrubber across the thread\'s two exchanges', { timeout: 180_000 }, async () => {
   agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
   const r = await readInPanel('chrome', agent.url, SESSION, settled, read);
   assert.equal(r.own, '3', "the exchange's own four steps");
