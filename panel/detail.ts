@@ -66,16 +66,26 @@ function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry
 
 /**
  * A part of `x`'s detail: undefined while first asked for, null when the source has none; while newer
- * is asked for, the last answer. A null part asks nothing.
+ * is asked for, the last answer.
  */
 export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelExchange, part: K | null): ExchangeDetail[K] | null | undefined {
-  // 'report' only types the empty question: with no exchange listed, nothing is asked.
-  return useDetails(source, part === null ? [] : [x], part ?? ('report' as K))[0];
+  const e = part === null ? null : entryOf(x, part);
+  const [, rerender] = useState(0);
+  useEffect(() => {
+    if (!e) return;
+    const l = (): void => rerender((n) => n + 1);
+    e.listeners.add(l);
+    return () => void e.listeners.delete(l);
+  }, [e]);
+  useEffect(() => {
+    if (e && part !== null) ask(source, x, part, e);
+  }, [source, x, x.rev, part, e]);
+  return (e ? shown(e, x) : undefined) as ExchangeDetail[K] | null | undefined;
 }
 
 /**
- * One part of each of `xs`'s details (the run tree and the thread-wide views read every exchange of a
- * thread; `useDetail` asks about one): undefined while first asked for, null when the source has none.
+ * One part of each of `xs`'s details (the run tree reads every exchange of a thread), asked for and
+ * kept as `useDetail` keeps one: undefined while first asked for, null when the source has none.
  */
 export function useDetails<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K): (ExchangeDetail[K] | null | undefined)[] {
   const es = xs.map((x) => entryOf(x, part));
