@@ -2,8 +2,9 @@
  * Where the time of one exchange went, read from when each event arrived: the arrival of the chunk that
  * completed its frame, ms after the request started (CapturedExchange.arrival `chunks`). It is fed by the
  * same pass that analyses the exchange (the analyzer's `onEnforced` and `onEmit`, and each chunk as it is
- * pushed) and keeps one number per event, in typed arrays: the figures that need every gap (percentiles,
- * stalls against a threshold) are worked out when they are asked for.
+ * pushed). The events that one chunk completed arrived at one time, zero apart: it keeps one entry per
+ * arrival time, not per event, in typed arrays, and the figures that need every gap (percentiles, stalls
+ * against a threshold) are worked out from those when they are asked for.
  *
  * A source that recorded only a HAR entry's timings gives time to first byte and duration; the members
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
@@ -163,9 +164,13 @@ export interface TimingOptions {
 
 /** The timing of one exchange as its analysis goes; `hooks` go to the analyzer, `chunk` sees every chunk pushed. */
 export class TimingReading {
+  /** Each arrival time, in order, and the last frame that arrived at it (set when the next time begins). */
   private times = new Float64Array(256);
-  private frames = new Int32Array(256);
+  private lastFrames = new Int32Array(256);
+  private arrivals = 0;
+  /** Events enforced so far, and the frame of the latest. */
   private n = 0;
+  private lastFrame = -1;
   private ttfb: number | null = null;
   private lastByte: number | null = null;
   private firstContent: number | null = null;
@@ -175,6 +180,8 @@ export class TimingReading {
   private readonly open: Record<Exclude<SpanKind, 'run'>, Map<string, Span>> = { step: new Map(), message: new Map(), tool: new Map(), reasoning: new Map(), subagent: new Map() };
   /** Subagents seen only through their work's attribution: their span runs from its first event to its last. */
   private readonly unannounced = new Map<string, Span>();
+  /** Every subagent with a span, announced or not: an event of one that has ended adds nothing. */
+  private readonly subagentIds = new Set<string>();
   private run: Span | null = null;
   private readonly usage: RunUsage[] = [];
   private declared = new Map<string, JsonObject>();
@@ -215,25 +222,32 @@ export class TimingReading {
       this.toolRoundTrips = this.o.thread?.answered(input.value, this.o.sentAt) ?? [];
     },
     onEnforced: (index: number, _e: unknown, received: unknown, time: number): void => {
-      this.now = time;
-      const n = this.n;
-      if (n === this.times.length) this.grow();
-      if (n > 0 && time - this.times[n - 1]! > BURST_GAP_MS) this.burst = null;
-      this.times[n] = time;
-      this.frames[n] = index;
-      this.n = n + 1;
+      if (time !== this.now || this.n === 0) this.arrive(time);
+      this.lastFrame = index;
+      this.n++;
       if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, time);
     },
     onEmit: (ev: Ev, index: number): void => this.event(ev, index),
   };
 
-  private grow(): void {
-    const times = new Float64Array(this.times.length * 2);
-    times.set(this.times);
-    this.times = times;
-    const frames = new Int32Array(this.frames.length * 2);
-    frames.set(this.frames);
-    this.frames = frames;
+  /** The first event arriving at `time`: the events before it arrived at the time before. */
+  private arrive(time: number): void {
+    const a = this.arrivals;
+    if (a > 0) {
+      this.lastFrames[a - 1] = this.lastFrame;
+      if (time - this.now > BURST_GAP_MS) this.burst = null;
+    }
+    if (a === this.times.length) {
+      const times = new Float64Array(a * 2);
+      times.set(this.times);
+      this.times = times;
+      const lastFrames = new Int32Array(a * 2);
+      lastFrames.set(this.lastFrames);
+      this.lastFrames = lastFrames;
+    }
+    this.times[a] = time;
+    this.arrivals = a + 1;
+    this.now = time;
   }
 
   /** Follows the producer's clock against the arrivals: over the whole stream, and within each burst. */
@@ -249,10 +263,9 @@ export class TimingReading {
     if (!this.held || b.producedTo - b.producedFrom > this.held.producedTo - this.held.producedFrom) this.held = b;
   }
 
-  private openSpan(kind: SpanKind, id: string, index: number, ev: Ev, name?: string): Span {
+  private openSpan(kind: SpanKind, id: string, index: number, owner: string | undefined, name?: string): Span {
     const s: Span = { id, startMs: this.now, endMs: null, startEvent: index, endEvent: null };
     if (name !== undefined) s.name = name;
-    const owner = str(ev, 'subagentRunId');
     if (owner !== undefined && kind !== 'subagent') s.subagent = owner;
     this.lists[kind].push(s);
     if (kind !== 'run') this.open[kind].set(id, s);
@@ -279,10 +292,11 @@ export class TimingReading {
       this.firstContent ??= this.now;
       return;
     }
+    const owner = str(ev, 'subagentRunId');
     switch (type) {
       case 'RUN_STARTED':
         this.close(this.run ?? undefined, index);
-        this.run = this.openSpan('run', str(ev, 'runId') ?? '', index, ev);
+        this.run = this.openSpan('run', str(ev, 'runId') ?? '', index, owner);
         break;
       case 'RUN_FINISHED':
       case 'RUN_ERROR':
@@ -292,21 +306,21 @@ export class TimingReading {
         break;
       case 'STEP_STARTED': {
         const name = str(ev, 'stepName') ?? '';
-        this.openSpan('step', name, index, ev, name);
+        this.openSpan('step', name, index, owner, name);
         break;
       }
       case 'STEP_FINISHED':
         this.closeOpen('step', str(ev, 'stepName'), index);
         break;
       case 'TEXT_MESSAGE_START':
-        this.openSpan('message', str(ev, 'messageId') ?? '', index, ev, str(ev, 'role'));
+        this.openSpan('message', str(ev, 'messageId') ?? '', index, owner, str(ev, 'role'));
         break;
       case 'TEXT_MESSAGE_END':
         this.closeOpen('message', str(ev, 'messageId'), index);
         break;
       case 'TOOL_CALL_START': {
         const name = str(ev, 'toolCallName');
-        const s = this.openSpan('tool', str(ev, 'toolCallId') ?? '', index, ev, name) as ToolSpan;
+        const s = this.openSpan('tool', str(ev, 'toolCallId') ?? '', index, owner, name) as ToolSpan;
         s.side = toolSide(name !== undefined && this.declared.has(name), false);
         s.argsEndMs = null;
         s.resultMs = null;
@@ -334,35 +348,36 @@ export class TimingReading {
         break;
       }
       case 'REASONING_START':
-        this.openSpan('reasoning', str(ev, 'messageId') ?? '', index, ev);
+        this.openSpan('reasoning', str(ev, 'messageId') ?? '', index, owner);
         break;
       case 'REASONING_END':
         this.closeOpen('reasoning', str(ev, 'messageId'), index);
         break;
       case 'SUBAGENT_STARTED': {
-        const id = str(ev, 'subagentRunId') ?? '';
+        const id = owner ?? '';
         this.unannounced.delete(id);
-        this.openSpan('subagent', id, index, ev, str(ev, 'name'));
+        this.subagentIds.add(id);
+        this.openSpan('subagent', id, index, undefined, str(ev, 'name'));
         return;
       }
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR':
-        this.closeOpen('subagent', str(ev, 'subagentRunId'), index);
+        this.closeOpen('subagent', owner, index);
         return;
     }
-    this.attributed(ev, index);
+    if (owner !== undefined) this.attributed(owner, index);
   }
 
   /** An event of a subagent that was never announced stretches that subagent's span to it. */
-  private attributed(ev: Ev, index: number): void {
-    const owner = ev.subagentRunId;
-    if (typeof owner !== 'string' || this.open.subagent.has(owner)) return;
+  private attributed(owner: string, index: number): void {
+    if (this.open.subagent.has(owner)) return;
     let s = this.unannounced.get(owner);
     if (!s) {
-      if (this.lists.subagent.some((x) => x.id === owner)) return;
+      if (this.subagentIds.has(owner)) return;
       s = { id: owner, startMs: this.now, endMs: this.now, startEvent: index, endEvent: index };
       this.lists.subagent.push(s);
       this.unannounced.set(owner, s);
+      this.subagentIds.add(owner);
     }
     s.endMs = this.now;
     s.endEvent = index;
@@ -401,7 +416,7 @@ export class TimingReading {
     return {
       source: 'chunks',
       ttfbMs: this.ttfb,
-      firstEventMs: this.n > 0 ? this.times[0]! : null,
+      firstEventMs: this.arrivals > 0 ? this.times[0]! : null,
       firstContentMs: this.firstContentMs(),
       durationMs: this.lastByte,
       ...this.gapFigures(),
@@ -411,24 +426,37 @@ export class TimingReading {
     };
   }
 
+  /**
+   * Of the n − 1 gaps between consecutive events, all but those between arrival times are zero: the
+   * percentiles are ranks in that many zeros merged with the gaps between times, found by selection
+   * (linear time, where sorting every gap would cost the most of all). A zero gap is no stall.
+   */
   private gapFigures(): Pick<Timing, 'gaps' | 'stalls'> {
     const n = this.n;
     const stalls: Stall[] = [];
     if (n < 2) return { gaps: null, stalls };
-    const gaps = new Float64Array(n - 1);
+    const a = this.arrivals;
     const times = this.times;
-    for (let i = 1; i < n; i++) {
+    const between = new Float64Array(a - 1);
+    let negative = 0;
+    let max = a < n ? 0 : -Infinity;
+    for (let i = 1; i < a; i++) {
       const gap = times[i]! - times[i - 1]!;
-      gaps[i - 1] = gap;
-      if (gap >= this.stallMs) stalls.push({ afterEvent: this.frames[i - 1]!, ms: gap, atMs: times[i - 1]! });
+      between[i - 1] = gap;
+      if (gap < 0) negative++;
+      if (gap > max) max = gap;
+      if (gap >= this.stallMs && gap > 0) stalls.push({ afterEvent: this.lastFrames[i - 1]!, ms: gap, atMs: times[i - 1]! });
     }
-    const rank = (p: number): number => Math.min(gaps.length - 1, Math.max(0, Math.ceil(p * gaps.length) - 1));
-    const p95 = select(gaps, 0, gaps.length - 1, rank(0.95));
-    // select leaves every gap below the 95th percentile's rank before it: the median is among those.
-    const p50 = select(gaps, 0, rank(0.95), rank(0.5));
-    let max = p95;
-    for (let i = rank(0.95); i < gaps.length; i++) if (gaps[i]! > max) max = gaps[i]!;
-    return { gaps: { p50, p95, max }, stalls };
+    const zeros = n - a;
+    const count = n - 1;
+    // The gap of rank k among all: the negative ones first, then the zeros, then the positive ones.
+    const ranked = (p: number): number => {
+      const k = Math.min(count - 1, Math.max(0, Math.ceil(p * count) - 1));
+      if (k < negative) return select(between, 0, between.length - 1, k);
+      if (k < negative + zeros) return 0;
+      return select(between, 0, between.length - 1, k - zeros);
+    };
+    return { gaps: { p50: ranked(0.5), p95: ranked(0.95), max }, stalls };
   }
 
   private buffering(): Buffering | null {

@@ -183,12 +183,26 @@ test('timing grows with the events, not faster: twice the events, about twice th
 test('the gap percentiles are the nearest ranks of every gap, as sorting them would give', () => {
   let seed = 11;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  for (const n of [2, 3, 10, 101, 1000]) {
-    let at = 0;
-    const schedule: [number, string][] = [[0, started]];
-    for (let i = 1; i < n; i++) schedule.push([(at += Math.floor(rand() * 50) * (rand() < 0.1 ? 20 : 1)), frame({ type: 'STATE_DELTA', delta: [] })]);
-    const gaps = schedule.slice(1).map(([t], i) => t - schedule[i]![0]).sort((a, b) => a - b);
-    const rank = (p: number) => gaps[Math.max(0, Math.ceil(p * gaps.length) - 1)]!;
-    assert.deepEqual(timed(schedule)!.gaps, { p50: rank(0.5), p95: rank(0.95), max: gaps.at(-1) }, `${n} events`);
+  // Several events in one chunk, chunks at the same millisecond, and (a hostile file's) times that go back.
+  for (const backwards of [0, 0.05]) {
+    for (const n of [2, 3, 10, 101, 1000]) {
+      let at = 0;
+      const times = [0];
+      const schedule: [number, string][] = [[0, started]];
+      for (let i = 1; i < n; ) {
+        at += Math.floor(rand() * 50) * (rand() < 0.1 ? 30 : 1) * (rand() < backwards ? -1 : 1);
+        const k = Math.min(n - i, 1 + Math.floor(rand() * 3));
+        schedule.push([at, frame({ type: 'STATE_DELTA', delta: [] }).repeat(k)]);
+        for (let j = 0; j < k; j++) times.push(at);
+        i += k;
+      }
+      const gaps = times.slice(1).map((t, i) => t - times[i]!).sort((a, b) => a - b);
+      const rank = (p: number) => gaps[Math.max(0, Math.ceil(p * gaps.length) - 1)]!;
+      const stalls = times.slice(1).flatMap((t, i) => (t - times[i]! >= 1000 ? [{ afterEvent: i, ms: t - times[i]!, atMs: times[i]! }] : []));
+      const t = timed(schedule)!;
+      if (n === 1000) assert.ok(stalls.length > 0 && gaps[0]! < (backwards ? 0 : 1), 'the schedule has stalls, and zero or negative gaps');
+      assert.deepEqual(t.gaps, { p50: rank(0.5), p95: rank(0.95), max: gaps.at(-1) }, `${n} events, ${backwards ? 'some' : 'no'} times going back`);
+      assert.deepEqual(t.stalls, stalls, `${n} events: every gap of at least 1 s, after the frame before it`);
+    }
   }
 });
