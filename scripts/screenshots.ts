@@ -28,7 +28,11 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'tools', exchange: 10 },
   // The conversation scrubber on the snapshot that drops, reorders and replaces.
   { view: 'state', exchange: 11, name: 'conversation' },
+  // The 600 ms backend tool call between two messages, on the demo's own schedule.
+  { view: 'waterfall', exchange: 12 },
 ];
+/** Every exchange the session below makes: a shot waits for all of them to be listed. */
+const EXCHANGES = 13;
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -56,13 +60,14 @@ async function main(): Promise<void> {
     await run('chat', { threadId: 'thread-tree', runId: 'run-child', parentRunId: 'run-parent' });
     await run('misbehave-tool-args');
     await run('misbehave-conversation');
+    await run('slow-tool');
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       for (const shot of SHOTS) {
         await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
-        await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
+        await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
         // The view shows once the worker answered for its detail.
@@ -77,7 +82,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 500, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
       await panel.locator('[data-testid=exchange-row]').nth(4).click();
       await sleep(100);
       const list = join(OUT, `narrow-list-${theme}.png`);
@@ -88,18 +93,19 @@ async function main(): Promise<void> {
       await panel.screenshot({ path: file });
       console.log(list, file);
     }
-    // At 400 px the Identity table's rows become labelled cards, and the conversation diff's rows wrap.
+    // At 400 px the Identity table's rows become labelled cards, the conversation diff's rows wrap, and the
+    // Waterfall's lanes keep their labels beside a narrower time axis.
     await panel.setViewportSize({ width: 400, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=identity`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
       await panel.locator('[data-testid=exchange-row]').nth(1).click();
       await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
       await sleep(100);
       const file = join(OUT, `narrow-identity-${theme}.png`);
       await panel.screenshot({ path: file });
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=state`);
-      await panel.waitForFunction(() => document.querySelectorAll('[data-testid=exchange-row]').length >= 12);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
       await panel.locator('[data-testid=exchange-row]').nth(11).click();
       await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
       // The scrubber and its diff rows in view, as a user scrolls the view to them.
@@ -107,7 +113,14 @@ async function main(): Promise<void> {
       await sleep(100);
       const conv = join(OUT, `narrow-conversation-${theme}.png`);
       await panel.screenshot({ path: conv });
-      console.log(file, conv);
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=waterfall`);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
+      await panel.locator('[data-testid=exchange-row]').nth(12).click();
+      await panel.waitForSelector('#view [data-testid=waterfall] [data-testid=span]');
+      await sleep(100);
+      const waterfall = join(OUT, `narrow-waterfall-${theme}.png`);
+      await panel.screenshot({ path: waterfall });
+      console.log(file, conv, waterfall);
     }
   } finally {
     await b.close();
