@@ -19,7 +19,7 @@ import { ActOnExchange, type Sent } from './views/resend.tsx';
 import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
-import { NO_FILTER, TimelineView, type TimelineFilter } from './views/timeline.tsx';
+import { NO_FILTER, TimelineView, type EventRange, type TimelineFilter } from './views/timeline.tsx';
 import { ToolsView } from './views/tools.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 
@@ -263,8 +263,9 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
     setEvent(null);
     setFocusField(null);
   };
-  const goEvent = (index: number): void => {
-    setFilter((f) => ({ ...NO_FILTER, expand: f.expand }));
+  /** The Timeline on `index`, every other filter cleared; within `range` when one is given. */
+  const goEvent = (index: number, range: EventRange | null = null): void => {
+    setFilter((f) => ({ ...NO_FILTER, expand: f.expand, range }));
     setEvent(index);
     setView('timeline');
   };
@@ -378,7 +379,7 @@ interface ViewProps {
   setFilter: (f: TimelineFilter) => void;
   event: number | null;
   setEvent: (n: number) => void;
-  goEvent: (n: number) => void;
+  goEvent: (n: number, range?: EventRange | null) => void;
   showFinding: (f: Finding) => void;
   onSent: (s: Sent) => void;
   /** The exchanges of x's thread, in capture order (x alone when it names none). */
@@ -412,7 +413,7 @@ function View(p: ViewProps) {
   // The timeline lists the frames it holds at once; what the detail adds (strips, expansions) follows.
   const waits = view !== 'timeline';
   // No timing is an answer of its own: the source recorded no times, which the Waterfall says.
-  if (view === 'waterfall' && report && answers[0] !== undefined) return <WaterfallView timing={d.timing ?? null} onEvent={p.goEvent} />;
+  if (view === 'waterfall' && report && answers[0] !== undefined) return <WaterfallView timing={d.timing ?? null} onSpan={(s, label) => p.goEvent(s.startEvent, { from: s.startEvent, to: s.endEvent, label })} />;
   if (!report || (waits && answers.some((a) => a === null))) return <NotYet x={x} asked={false} />;
   if (waits && needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {

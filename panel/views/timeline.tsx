@@ -17,15 +17,25 @@ import { listKeys, useVirtualRows } from '../vlist.ts';
 
 export const ROW_HEIGHT = 22;
 
+/** The frames from one event to another: the events that arrived while a span of the Waterfall ran. */
+export interface EventRange {
+  from: number;
+  /** Null: through the last frame, for a span still open. */
+  to: number | null;
+  /** What ran then, as the chip above the rows names it. */
+  label: string;
+}
+
 export interface TimelineFilter {
   type: string;
   category: Category | '';
   severity: Sev | '';
   text: string;
   expand: boolean;
+  range: EventRange | null;
 }
 
-export const NO_FILTER: TimelineFilter = { type: '', category: '', severity: '', text: '', expand: false };
+export const NO_FILTER: TimelineFilter = { type: '', category: '', severity: '', text: '', expand: false, range: null };
 
 const lowered = new WeakMap<EventView[], string[]>();
 
@@ -55,7 +65,9 @@ export function filterRows(events: EventView[], byEvent: Map<number, Finding[]>,
   const sub = new Int32Array(events.length + extra);
   let n = 0;
   const byFinding = f.category !== '' || f.severity !== '';
-  for (let i = 0; i < events.length; i++) {
+  const from = f.range ? f.range.from : 0;
+  const to = f.range?.to ?? events.length - 1;
+  for (let i = from; i <= to && i < events.length; i++) {
     const e = events[i]!;
     if (f.type !== '' && e.type !== f.type) continue;
     if (byFinding) {
@@ -182,6 +194,12 @@ export function TimelineView({ x, findings, version, filter, onFilter, selected,
         </select></label>
         <label>Search <input type="search" value={filter.text} placeholder="text in the frame" onInput={(e) => set({ text: e.currentTarget.value })} data-testid="filter-text" id="timeline-search" /></label>
         <label><input type="checkbox" checked={filter.expand} onChange={(e) => set({ expand: e.currentTarget.checked })} data-testid="filter-expand" /> Expand chunks</label>
+        {filter.range ? (
+          <span class="chip filter-range" data-testid="filter-range" data-from={filter.range.from} data-to={filter.range.to ?? ''}>
+            while {filter.range.label} ran: #{filter.range.from}–{filter.range.to === null ? 'the last' : `#${filter.range.to}`}
+            <button type="button" class="link" onClick={() => set({ range: null })} aria-label="Show every event" title="Show every event">×</button>
+          </span>
+        ) : null}
         <span class="muted" data-testid="timeline-count" aria-live="polite">{rows.length === events.length ? `${events.length} events` : `${rows.length} of ${events.length} rows`}</span>
       </div>
       <div class="timeline-body">

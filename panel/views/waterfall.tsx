@@ -70,6 +70,11 @@ function kindIn(t: Timing, s: Span, lane: Lane): SpanKind {
   return 'subagent';
 }
 
+/** A span in a few words: a message by its id (its name is its role), a tool call by its tool. */
+function spanLabel(kind: SpanKind, s: Span): string {
+  return kind === 'message' ? `message ${s.id}` : `${kind === 'tool' ? 'tool call' : kind} ${s.name ?? s.id}`;
+}
+
 function describe(kind: SpanKind, s: Span, end: number): string {
   const took = s.endMs === null ? `open, ${formatMs(end - s.startMs)} so far` : formatMs(s.endMs - s.startMs);
   const tool = kind === 'tool' ? (s as ToolSpan) : null;
@@ -77,7 +82,8 @@ function describe(kind: SpanKind, s: Span, end: number): string {
   return `${kind} ${s.name ?? ''} ${s.id}: ${took} (from ${formatMs(s.startMs)})${extra}`.replace(/\s+/g, ' ');
 }
 
-export function WaterfallView({ timing, onEvent }: { timing: Timing | null; onEvent: (index: number) => void }) {
+/** `onSpan`: a bar was clicked, to show the events that arrived while its span ran (`label` names it). */
+export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpan: (s: Span, label: string) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(600);
   const [zoom, setZoom] = useState(1);
@@ -163,7 +169,7 @@ export function WaterfallView({ timing, onEvent }: { timing: Timing | null; onEv
         bars.push(
           <button key={`${kind}:${s.id}:${s.startEvent}`} type="button" class={`wf-bar wf-${kind}${s.endMs === null ? ' wf-open' : ''}`} data-testid="span" data-kind={kind} data-id={s.id}
             data-start-ms={s.startMs} data-end-ms={s.endMs ?? ''} title={label} aria-label={label}
-            style={{ left: `${l}px`, top: `${y}px`, width: `${Math.max(2, w)}px` }} onClick={() => onEvent(s.startEvent)}>
+            style={{ left: `${l}px`, top: `${y}px`, width: `${Math.max(2, w)}px` }} onClick={() => onSpan(s, spanLabel(kind, s))}>
             {w > 40 ? s.name ?? s.id : null}
           </button>,
         );
@@ -187,7 +193,7 @@ export function WaterfallView({ timing, onEvent }: { timing: Timing | null; onEv
         <button type="button" onClick={() => zoomTo(zoom * 2)} aria-label="Zoom in" title="Zoom in (+)">+</button>
         <button type="button" onClick={() => zoomTo(zoom / 2)} aria-label="Zoom out" title="Zoom out (−)">−</button>
         <button type="button" onClick={() => zoomTo(1)} title="Fit the exchange (0)">Fit</button>
-        <span class="muted">{formatMs(end)} · {zoom}× · Ctrl+wheel zooms, a bar selects its first event</span>
+        <span class="muted">{formatMs(end)} · {zoom}× · Ctrl+wheel zooms, a bar shows its events</span>
       </div>
       <div class="wf-body">
         <div class="wf-labels" style={{ height: `${top}px` }}>{laneHeads}</div>
@@ -199,7 +205,8 @@ export function WaterfallView({ timing, onEvent }: { timing: Timing | null; onEv
             zoomTo(e.deltaY < 0 ? zoom * 1.5 : zoom / 1.5, e.clientX - rect.left);
           }}>
           <div class="wf-axis" style={{ width: `${total}px` }}>{ticks}</div>
-          <div class="wf-lanes" style={{ width: `${total}px`, height: `${top}px` }}>{bars}{stalls}</div>
+          {/* Stalls under the bars: a bar across a stall stays clickable, the stall's title shows around it. */}
+          <div class="wf-lanes" style={{ width: `${total}px`, height: `${top}px` }}>{stalls}{bars}</div>
         </div>
       </div>
     </section>

@@ -60,6 +60,10 @@ test('one reading keeps what the views show: expansion, failed patch, conversati
   assert.deepEqual([...warnings.event.subarray(0, warnings.length)], [2, 4, 5]);
   const search = filterRows(views, new Map(), { ...NO_FILTER, text: 'REPLACE' }, null);
   assert.deepEqual([...search.event.subarray(0, search.length)], [3]);
+  const within = filterRows(views, findingsByEvent(detail.report.findings), { ...NO_FILTER, severity: 'warning', range: { from: 3, to: 4, label: 'a span' } }, null);
+  assert.deepEqual([...within.event.subarray(0, within.length)], [4], 'a span\'s range narrows the other filters');
+  const open = filterRows(views, new Map(), { ...NO_FILTER, range: { from: views.length - 2, to: null, label: 'an open span' } }, null);
+  assert.deepEqual([...open.event.subarray(0, open.length)], [views.length - 2, views.length - 1], 'an open span runs through the last frame');
 });
 
 test('the detail is plain data: a structured clone (what a message carries) gives it back whole, part by part', () => {

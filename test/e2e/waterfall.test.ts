@@ -69,12 +69,27 @@ for (const width of [400, 1280]) {
   });
 }
 
-test('clicking a bar selects its first event in the Timeline', async () => {
-  await page.click('[data-testid=tab-waterfall]');
-  await page.click('[data-testid=span][data-kind=tool]');
-  await page.waitForSelector('[data-view=timeline]');
-  const selected = await page.evaluate(() => document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null);
-  assert.equal(selected, '4');
+test('clicking a bar opens the Timeline on the events that arrived while it ran, its first selected; × shows them all again', async () => {
+  const rows = () => page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-testid=timeline-row]')].map((r) => Number(r.dataset.index)));
+  const opened = async (kind: string) => {
+    await page.click('[data-testid=tab-waterfall]');
+    await page.click(`[data-testid=span][data-kind=${kind}]`);
+    await page.waitForSelector('[data-testid=filter-range]');
+    return page.evaluate(() => {
+      const chip = document.querySelector<HTMLElement>('[data-testid=filter-range]')!;
+      return { from: chip.dataset.from, to: chip.dataset.to, text: chip.textContent, selected: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index };
+    });
+  };
+  const tool = await opened('tool');
+  assert.deepEqual([tool.from, tool.to, tool.selected], ['4', '6', '4'], 'TOOL_CALL_START at #4 to its TOOL_CALL_RESULT at #6');
+  assert.match(tool.text!, /tool call search/);
+  assert.deepEqual(await rows(), [4, 5, 6]);
+  const message = await opened('message');
+  assert.deepEqual([message.from, message.to, message.selected], ['1', '3', '1']);
+  assert.deepEqual(await rows(), [1, 2, 3]);
+  await page.click('[data-testid=filter-range] button');
+  await page.waitForFunction(() => document.querySelector('[data-testid=filter-range]') === null);
+  assert.deepEqual(await rows(), [0, 1, 2, 3, 4, 5, 6, 7]);
 });
 
 test("the exchange list's TTFT column reads the timing's first content, and gives way docked", async () => {
