@@ -343,21 +343,21 @@ function notifyPanels(): void {
   worker.panelTimer = null;
   const touched = [...worker.toTell];
   worker.toTell.clear();
-  for (const s of touched) {
-    const ports = worker.panels.get(s.tabId);
-    if (!ports || ports.size === 0) {
-      s.discardChanges();
-      continue;
+  for (const s of touched) tell(s);
+}
+
+/** Posts what changed in `s` since it was last told to the panels subscribed to its tab. */
+function tell(s: Session): void {
+  const ports = worker.panels.get(s.tabId);
+  if (!ports || ports.size === 0) return s.discardChanges();
+  const changes = s.takeChanges();
+  const stats = s.stats();
+  for (const p of ports) {
+    for (const c of changes) {
+      post(p, { type: 'exchange', exchange: c.exchange });
+      if (c.events.length > 0) post(p, { type: 'events', exchangeId: c.exchange.id, events: c.events });
     }
-    const changes = s.takeChanges();
-    const stats = s.stats();
-    for (const p of ports) {
-      for (const c of changes) {
-        post(p, { type: 'exchange', exchange: c.exchange });
-        if (c.events.length > 0) post(p, { type: 'events', exchangeId: c.exchange.id, events: c.events });
-      }
-      post(p, { type: 'stats', stats });
-    }
+    post(p, { type: 'stats', stats });
   }
 }
 
@@ -373,10 +373,14 @@ function onPanel(port: Runtime.Port): void {
     void ready.then(() => {
       if (tabId !== null) worker.panels.get(tabId)?.delete(port);
       tabId = m.tabId;
+      const s = sessionFor(m.tabId);
+      // The panels already subscribed are told what is pending first: the snapshot holds it, and the
+      // new panel would otherwise be told it again (its fresh events twice).
+      tell(s);
       const set = worker.panels.get(m.tabId) ?? new Set();
       set.add(port);
       worker.panels.set(m.tabId, set);
-      post(port, { type: 'snapshot', session: sessionFor(m.tabId).snapshot() });
+      post(port, { type: 'snapshot', session: s.snapshot() });
     });
   });
   port.onDisconnect.addListener(() => {

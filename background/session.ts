@@ -475,11 +475,11 @@ export class Session {
     return { tabId: this.tabId, url: this.url, preserve: this.preserve, recording: this.recording, stats: this.stats() };
   }
 
+  /**
+   * The session as it is now. Changes not yet taken stay for the subscribed panels: whoever asks for a
+   * snapshot (a subscribing panel, a test polling the session) must not make them miss an update.
+   */
   snapshot(): SessionView {
-    for (const x of this.exchanges) {
-      x.fresh = [];
-      x.changed = false;
-    }
     return {
       tabId: this.tabId, url: this.url, preserve: this.preserve, recording: this.recording,
       exchanges: this.exchanges.map((x) => ({ ...this.viewOf(x), events: [...x.events] })),

@@ -222,6 +222,18 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(s.conversationDiff('doc:2', steps.length), null);
   });
 
+  it('keeps what changed for the subscribed panels when someone asks for a snapshot meanwhile', () => {
+    const s = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
+    s.receive('doc', 1, exchange(1, 'r1'));
+    drain(s);
+    const snapshot = s.snapshot().exchanges;
+    // Asked between the change and the worker's telling the panels (a test polls the session so), it used to take the change.
+    const changes = s.takeChanges();
+    assert.deepEqual(changes.map((c) => [c.exchange.id, c.exchange.outcome, c.events.length]), [['doc:1', 'complete', snapshot[0]!.events.length]]);
+    assert.ok(changes[0]!.events.length > 0 && changes[0]!.exchange.report !== null);
+    assert.deepEqual(s.takeChanges(), [], 'told once');
+  });
+
   it("tells the panels an earlier exchange changed when a later request answers its pending tool calls", () => {
     const s = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
     const tools = [{ name: 'confirm', description: 'asks the user', parameters: { type: 'object', properties: { ok: { type: 'boolean' } } } }];
