@@ -65,31 +65,13 @@ function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry
 }
 
 /**
- * A part of `x`'s detail: undefined while first asked for, null when the source has none; while newer
- * is asked for, the last answer.
+ * One part of each of `xs`'s details, listened to and asked for while shown: undefined while first asked
+ * for, null when the source has none; while newer is asked for, the last answer. A null part asks nothing.
  */
-export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelExchange, part: K | null): ExchangeDetail[K] | null | undefined {
-  const e = part === null ? null : entryOf(x, part);
+function useParts<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K | null): (ExchangeDetail[K] | null | undefined)[] {
+  const es = part === null ? [] : xs.map((x) => entryOf(x, part));
   const [, rerender] = useState(0);
-  useEffect(() => {
-    if (!e) return;
-    const l = (): void => rerender((n) => n + 1);
-    e.listeners.add(l);
-    return () => void e.listeners.delete(l);
-  }, [e]);
-  useEffect(() => {
-    if (e && part !== null) ask(source, x, part, e);
-  }, [source, x, x.rev, part, e]);
-  return (e ? shown(e, x) : undefined) as ExchangeDetail[K] | null | undefined;
-}
-
-/**
- * One part of each of `xs`'s details (the run tree reads every exchange of a thread), asked for and
- * kept as `useDetail` keeps one: undefined while first asked for, null when the source has none.
- */
-export function useDetails<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K): (ExchangeDetail[K] | null | undefined)[] {
-  const es = xs.map((x) => entryOf(x, part));
-  const [, rerender] = useState(0);
+  // Keyed by the entries and revisions, never by the arrays, which are new on every render.
   useEffect(() => {
     const l = (): void => rerender((n) => n + 1);
     for (const e of es) e.listeners.add(l);
@@ -98,9 +80,19 @@ export function useDetails<K extends DetailPart>(source: SessionSource, xs: read
     };
   }, es);
   useEffect(() => {
-    xs.forEach((x, i) => ask(source, x, part, es[i]!));
+    if (part !== null) xs.forEach((x, i) => ask(source, x, part, es[i]!));
   }, [source, part, ...xs, ...xs.map((x) => x.rev)]);
   return es.map((e, i) => shown(e, xs[i]!) as ExchangeDetail[K] | null | undefined);
+}
+
+/** A part of the selected exchange's detail, as `useParts` keeps it. */
+export function useDetail<K extends DetailPart>(source: SessionSource, x: PanelExchange, part: K | null): ExchangeDetail[K] | null | undefined {
+  return useParts(source, [x], part)[0];
+}
+
+/** One part of each of `xs`'s details (the run tree and the thread-wide views read every exchange of a thread). */
+export function useDetails<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K): (ExchangeDetail[K] | null | undefined)[] {
+  return useParts(source, xs, part);
 }
 
 /**
