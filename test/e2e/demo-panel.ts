@@ -4,6 +4,7 @@
  * Chromium's DevTools window, Firefox's panel page (which renders what its DevTools panel shows) — and
  * what `read` returns there once `ready` holds.
  */
+import { test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
 import { openInspectorPanel } from '../../scripts/devtools.ts';
@@ -11,6 +12,14 @@ import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll,
 
 /** One run of the session: a demo scenario and its options. */
 export type DemoStep = readonly [scenario: string, opts: DemoRunOptions];
+
+/**
+ * One test in each browser's panel, Chromium's DevTools window first: named `Chromium DevTools: …` and
+ * `Firefox: …` after `names`, each running `body` for its target.
+ */
+export function bothBrowsers(names: { chromium: string; firefox: string }, body: (target: Target) => Promise<void>): void {
+  for (const [target, name] of [['chrome', `Chromium DevTools: ${names.chromium}`], ['firefox', `Firefox: ${names.firefox}`]] as const) test(name, () => body(target));
+}
 
 /** `arg` is handed to `read` in the panel (JSON-serialisable). */
 export async function readInPanel<T, A = undefined>(target: Target, agentUrl: string, session: readonly DemoStep[], ready: () => boolean, read: (arg: A) => Promise<T>, arg?: A): Promise<T> {

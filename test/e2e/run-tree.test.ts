@@ -5,9 +5,9 @@
  * panel page read the documented hooks (panel/README.md).
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { readInPanel, type DemoStep } from './demo-panel.ts';
+import { bothBrowsers, readInPanel, type DemoStep } from './demo-panel.ts';
 
 interface TreeRead {
   nodes: { kind: string; id: string; parent: string; outcome: string; depth: number; exchange: string }[];
@@ -66,10 +66,8 @@ describe('the run tree in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  for (const [target, name] of [['chrome', "Chromium DevTools: runs across the thread's exchanges, subagents nested, another thread left out"], ['firefox', 'Firefox: the same tree']] as const) {
-    test(name, async () => {
-      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-      check(await readInPanel(target, agent.url, SESSION, settled, readTree));
-    });
-  }
+  bothBrowsers({ chromium: "runs across the thread's exchanges, subagents nested, another thread left out", firefox: 'the same tree' }, async (target) => {
+    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+    check(await readInPanel(target, agent.url, SESSION, settled, readTree));
+  });
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { readInPanel } from './demo-panel.ts';
+import { bothBrowsers, readInPanel } from './demo-panel.ts';
 
 interface Shown {
   calls: Record<string, string | undefined>[];
@@ -79,12 +79,10 @@ describe('the Tools view in the panel', () => {
   let agent: DemoAgent | undefined;
   after(async () => agent?.close());
 
-  for (const [target, name] of [['chrome', 'Chromium DevTools: each call with its side, its arguments checked against the schema, its result'], ['firefox', 'Firefox: the same calls and mismatches']] as const) {
-    test(name, async () => {
-      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-      check(await readInPanel(target, agent.url, [['misbehave-tool-args', { delay: 2 }]], analysed, readTools));
-    });
-  }
+  bothBrowsers({ chromium: 'each call with its side, its arguments checked against the schema, its result', firefox: 'the same calls and mismatches' }, async (target) => {
+    agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+    check(await readInPanel(target, agent.url, [['misbehave-tool-args', { delay: 2 }]], analysed, readTools));
+  });
 
   test("Chromium DevTools: the whole thread's calls on request, and what its next request did with them", async () => {
     agent ??= await startDemoAgent({ port: 0, delayMs: 2 });

@@ -4,9 +4,9 @@
  * DevTools window, Firefox's panel page), then one scrubber of the State & messages view driven by its
  * documented hooks (panel/README.md), reading the diff rows after each move.
  */
-import { after, describe, test } from 'node:test';
+import { after, describe } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { readInPanel } from './demo-panel.ts';
+import { bothBrowsers, readInPanel } from './demo-panel.ts';
 
 /** A move: drag the range to a step (a number), `]` forward, `[` back, or *Back to latest*. */
 export type Move = number | ']' | '[' | 'latest';
@@ -63,11 +63,9 @@ export function travelTests(title: string, scenario: string, s: Scrub, check: (r
     let agent: DemoAgent | undefined;
     after(async () => agent?.close());
     const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].some((r) => r.dataset.verdict === 'completed');
-    for (const [target, name] of [['chrome', `Chromium DevTools: ${names.chromium}`], ['firefox', `Firefox: ${names.firefox}`]] as const) {
-      test(name, async () => {
-        agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
-        check(await readInPanel(target, agent.url, [[scenario, { delay: 2 }]], analysed, drive, s));
-      });
-    }
+    bothBrowsers(names, async (target) => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 2 });
+      check(await readInPanel(target, agent.url, [[scenario, { delay: 2 }]], analysed, drive, s));
+    });
   });
 }
