@@ -10,6 +10,7 @@ import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
 import { reduceBench } from './reduce.ts';
 import { formatSection, measuresSection, type Benchmark } from './report.ts';
+import { runTreeBench } from './run-tree.ts';
 import { scaling } from './scaling.ts';
 import { timingBench } from './timing.ts';
 import { TOOLS_TITLE, toolsBench } from './tools.ts';
@@ -23,6 +24,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['reduce', reduceBench],
   ['timing', timingBench],
   ['change', changeBench],
+  ['run tree', runTreeBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['tools view', async () => [measuresSection(TOOLS_TITLE, await toolsBench())]],

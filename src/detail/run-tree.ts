@@ -139,16 +139,16 @@ export function runTree(exchanges: readonly ThreadExchange[]): RunTreeNode[] {
   for (const { exchangeId, report, subagents } of exchanges) {
     const runs = report.runs;
     const at = findingEvents(report.findings);
+    const starts = byStart(subagents ?? []);
     runs.forEach((r, i) => {
       const id = r.runId ?? '';
       const known = byRun.get(id);
       if (known && (known.replayed === false || !r.requested)) return;
       const end = r.finishedAt ?? runs[i + 1]?.startedAt ?? Number.MAX_SAFE_INTEGER;
-      const inRun = (event: number): boolean => r.startedAt !== null && event >= r.startedAt && event <= end;
       const node: RunTreeNode = {
         kind: 'run', id, parent: r.parentRunId, parentUnknown: false, name: null, outcome: r.outcome,
         findings: r.startedAt === null ? 0 : countIn(at, r.startedAt, end),
-        exchangeId, replayed: !r.requested, children: subagentsUnder(id, exchangeId, (subagents ?? []).filter((s) => inRun(s.startedAt))),
+        exchangeId, replayed: !r.requested, children: r.startedAt === null ? [] : subagentsUnder(id, exchangeId, starts.within(r.startedAt, end)),
       };
       if (known) nodes[nodes.indexOf(known)] = node;
       else nodes.push(node);
@@ -177,6 +177,23 @@ export function runTree(exchanges: readonly ThreadExchange[]): RunTreeNode[] {
   for (const n of nodes) place(n);
   for (const n of nodes) n.children.sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'subagent' ? -1 : 1));
   return roots;
+}
+
+/**
+ * An exchange's invocations by the event they start at: those of a run, by binary search rather than a
+ * pass over all of them per run (a reconnect's stream replays every earlier run of the thread).
+ */
+function byStart(rows: readonly SubagentRow[]): { within(from: number, to: number): SubagentRow[] } {
+  // Stable, so invocations that start at one event keep their order.
+  const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.startedAt - rows[b]!.startedAt);
+  const starts = order.map((i) => rows[i]!.startedAt);
+  return {
+    /** Those that start in [from, to], in the exchange's order (first invocation of an id first). */
+    within(from, to) {
+      const lo = lowerBound(starts, from);
+      return order.slice(lo, Math.max(lo, lowerBound(starts, to + 1))).sort((a, b) => a - b).map((i) => rows[i]!);
+    },
+  };
 }
 
 function subagentsUnder(runId: string, exchangeId: string, rows: SubagentRow[]): RunTreeNode[] {
