@@ -22,19 +22,7 @@ import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type EventRange, type TimelineFilter } from './views/timeline.tsx';
 import { ToolsView } from './views/tools.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
-
-export const VIEWS = [
-  { id: 'input', label: 'Input' },
-  { id: 'negotiation', label: 'Negotiation' },
-  { id: 'stripped', label: 'Stripped members' },
-  { id: 'identity', label: 'Identity & runs' },
-  { id: 'timeline', label: 'Timeline' },
-  { id: 'findings', label: 'Findings' },
-  { id: 'state', label: 'State & messages' },
-  { id: 'waterfall', label: 'Waterfall' },
-  { id: 'tools', label: 'Tools' },
-] as const;
-export type ViewId = (typeof VIEWS)[number]['id'];
+import { VIEWS, type ViewId } from './tabs.ts';
 
 const EMPTY: SessionState = { status: 'connecting', label: '', exchanges: [], stats: null, preserve: false, recording: true, progress: null, error: null };
 

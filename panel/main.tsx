@@ -5,7 +5,8 @@
  */
 import { render } from 'preact';
 import browser from 'webextension-polyfill';
-import { App, VIEWS, type SourceActions, type ViewId } from './app.tsx';
+import { App, type SourceActions } from './app.tsx';
+import { VIEWS, type ViewId } from './tabs.ts';
 import type { SessionSource, SessionState } from './model.ts';
 import { prepareWorker } from './jobs.ts';
 import './panel.css';

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../demo/agent.ts';
 import { scenarioInfo } from '../demo/scenarios.ts';
+import { VIEWS } from '../panel/tabs.ts';
 import { openInspectorPanel, type DevToolsPanel } from './devtools.ts';
 import { writeValidators } from './gen-validators.ts';
 
@@ -84,7 +85,7 @@ function tryThis(log: (s: string) => void, url: string): void {
   log('');
   log(`Demo page: ${url}/  — each button runs one scenario through the official @ag-ui/client HttpAgent:`);
   for (const s of scenarioInfo()) log(`  ${s.name.padEnd(20)} ${s.shows}`);
-  log('In the AG-UI panel: pick an exchange, then switch views with the keyboard (Input, Negotiation, Stripped, Identity, Timeline, Findings, State).');
+  log(`In the AG-UI panel: pick an exchange, then switch views with the keys 1 to ${VIEWS.length}: ${VIEWS.map((v) => v.label).join(', ')}.`);
   log(`From a terminal: npm run check -- <exported .har>   (the panel's Export button writes one)`);
 }
 
