@@ -225,7 +225,8 @@ export function TimingSummary({ timing }: { timing: Timing | null | undefined })
   const tokens = timing.usage.flatMap((u) => u.usage).reduce((n: number, u) => n + (typeof (u as { totalTokens?: unknown }).totalTokens === 'number' ? (u as { totalTokens: number }).totalTokens : 0), 0);
   const stalls = timing.stalls;
   return (
-    <div class="timing-summary" data-testid="timing-summary" data-ttfb-ms={timing.ttfbMs ?? ''} data-first-content-ms={timing.firstContentMs ?? ''} data-duration-ms={timing.durationMs ?? ''}>
+    <div class="timing-summary" data-testid="timing-summary" data-ttfb-ms={timing.ttfbMs ?? ''} data-first-content-ms={timing.firstContentMs ?? ''} data-duration-ms={timing.durationMs ?? ''}
+      data-buffering-suspected={timing.buffering ? String(timing.buffering.suspected) : undefined} data-produced-over-ms={timing.buffering?.producedOverMs} data-arrived-within-ms={timing.buffering?.arrivedWithinMs}>
       <span title="Request start → first response byte">TTFB <b>{formatMs(timing.ttfbMs)}</b></span>
       {timing.source === 'chunks' ? <span title="Request start → first text, tool-arguments or reasoning content">TTFT <b>{formatMs(timing.firstContentMs)}</b></span> : null}
       <span>duration <b>{formatMs(timing.durationMs)}</b></span>

@@ -49,7 +49,7 @@ const near = (ms: number | null | undefined, want: number, what: string): void =
 
 /** What the panel's hooks say of the selected exchange: its summary, its bars and its stalls. */
 interface Hooks {
-  summary: { ttfbMs?: string; firstContentMs?: string; durationMs?: string };
+  summary: { ttfbMs?: string; firstContentMs?: string; durationMs?: string; bufferingSuspected?: string; producedOverMs?: string; arrivedWithinMs?: string };
   spans: { kind: string; id: string; startMs: string; endMs: string }[];
   stalls: { afterEvent: string; ms: string }[];
   rowFirstContentMs: string | undefined;
@@ -236,7 +236,13 @@ export function timingLiveTests(target: Target): void {
           assert.equal(buffering?.suspected, true, 'buffering suspected');
           assert.equal(buffering.producedOverMs, (events.length - 1) * demoSchedule.producedEveryMs);
           assert.ok(buffering.arrivedWithinMs <= WITHIN_MS, `arrived within ${buffering.arrivedWithinMs} ms`);
-        } else assert.equal(buffering, null, `${name}: no producer timestamps`);
+          const { bufferingSuspected, producedOverMs, arrivedWithinMs } = h.summary;
+          assert.deepEqual({ bufferingSuspected, producedOverMs: num(producedOverMs), arrivedWithinMs: num(arrivedWithinMs) },
+            { bufferingSuspected: 'true', producedOverMs: buffering.producedOverMs, arrivedWithinMs: buffering.arrivedWithinMs }, "the panel's summary says buffered, with the export's figures");
+        } else {
+          assert.equal(buffering, null, `${name}: no producer timestamps`);
+          assert.deepEqual([h.summary.bufferingSuspected, h.summary.producedOverMs, h.summary.arrivedWithinMs], [undefined, undefined, undefined], `${name}: the panel's summary has no buffering hooks`);
+        }
       }
       t.diagnostic(`the agent began answering, ms after the request: ${zeros.join(', ')}`);
       t.diagnostic(`ms off the schedule: ${deltas.join(', ')}`);
