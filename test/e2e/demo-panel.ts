@@ -9,6 +9,7 @@ import type { Page } from 'puppeteer-core';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
 import { openInspectorPanel } from '../../scripts/devtools.ts';
 import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type Target } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 /** One run of the session: a demo scenario and its options. */
 export type DemoStep = readonly [scenario: string, opts: DemoRunOptions];
@@ -31,6 +32,7 @@ export async function readInPanel<T, A = undefined>(target: Target, agentUrl: st
       await page.waitForFunction(() => typeof window.demo?.run === 'function');
       for (const step of session) await page.evaluate(([s, o]) => window.demo.run(s, o), step);
       const { panel } = await openInspectorPanel(b.context, agentUrl, b.extensionId);
+      await inPage(panel);
       await until('the panel ready', () => panel.eval(ready));
       return await panel.eval(read, arg);
     } finally {
@@ -45,8 +47,7 @@ export async function readInPanel<T, A = undefined>(target: Target, agentUrl: st
     for (const step of session) await page.evaluate(([s, o]) => window.demo.run(s, o), step);
     const panel: Page = await b.newPage();
     await gotoExtensionPage(panel, `${b.base}panel/index.html?tabId=${await b.tabIdOf(page.url())}`, 15_000);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await panel.evaluate('globalThis.__name = (f) => f');
+    await inPage(panel);
     await poll(panel, ready, 15_000);
     // Puppeteer types an argument as it would unwrap a handle; `arg` is plain data.
     return (await panel.evaluate(read as (arg: unknown) => Promise<unknown>, arg)) as T;

@@ -10,6 +10,7 @@ import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { defectiveInput } from '../../demo/record.ts';
 import { openInspectorPanel, type TargetSession } from '../../scripts/devtools.ts';
 import { buildExtension, launchChromium, sleep, until, type ChromiumBrowser } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 /** What a test reads from the panel, collected in one evaluation. */
 interface PanelRead {
@@ -58,14 +59,10 @@ describe('panel in the real DevTools window (Chromium)', () => {
   /** Shows each view in turn and reads its hooks. */
   const read = (): Promise<PanelRead> =>
     panel.eval(async () => {
-      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-      const frame = async (): Promise<void> => {
-        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      };
       const all = (sel: string): HTMLElement[] => [...document.querySelectorAll<HTMLElement>(sel)];
       const show = async (view: string): Promise<void> => {
         document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();
-        await frame();
+        await e2e.settle();
       };
       const out = { text: '' } as PanelRead;
       out.rows = all('[data-testid=exchange-row]').map((r) => ({ verdict: r.dataset.verdict!, status: r.dataset.status!, transport: r.dataset.transport! }));
@@ -110,6 +107,7 @@ describe('panel in the real DevTools window (Chromium)', () => {
     // Captured before DevTools opens: the panel must still show it.
     await run('chat');
     ({ panel } = await openInspectorPanel(b.context, agent.url, b.extensionId));
+    await inPage(panel);
     await until('the panel rendered', () => panel.eval(() => document.querySelector('[data-testid=exchanges]') !== null));
   });
 
@@ -151,10 +149,10 @@ describe('panel in the real DevTools window (Chromium)', () => {
     assert.ok(r.findings.some((f) => f.rule === 'identity/run-id-mismatch' && f.category === 'identity' && f.severity === 'error'));
     const jumped = await panel.eval(async () => {
       document.querySelector<HTMLElement>('[data-testid=tab-findings]')!.click();
-      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      await e2e.frame();
       const finding = document.querySelector<HTMLElement>('[data-testid=finding][data-rule="identity/run-id-mismatch"]')!;
       finding.querySelector('button')!.click();
-      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      await e2e.frame();
       return { event: finding.dataset.event, view: document.getElementById('view')!.dataset.view, shown: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index };
     });
     assert.equal(jumped.view, 'timeline', 'a finding about an event opens the timeline');
@@ -204,9 +202,9 @@ describe('panel in the real DevTools window (Chromium)', () => {
     assert.ok(r.findings.some((f) => f.rule === 'interrupt/resume-uncovered' && f.severity === 'error'));
     const jumped = await panel.eval(async () => {
       document.querySelector<HTMLElement>('[data-testid=tab-findings]')!.click();
-      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      await e2e.frame();
       document.querySelector<HTMLElement>('[data-testid=finding][data-rule="interrupt/resume-uncovered"] button')!.click();
-      await new Promise((res) => requestAnimationFrame(() => setTimeout(res, 0)));
+      await e2e.frame();
       return { view: document.getElementById('view')!.dataset.view, focused: (document.activeElement as HTMLElement | null)?.dataset.field };
     });
     assert.deepEqual(jumped, { view: 'input', focused: 'resume' }, 'a finding about the input focuses its field');
@@ -214,18 +212,14 @@ describe('panel in the real DevTools window (Chromium)', () => {
 
   test('keyboard: digits switch views, arrows move through exchanges', async () => {
     const state = await panel.eval(async () => {
-      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-      const frame = async (): Promise<void> => {
-        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      };
       const key = (k: string, target: EventTarget = document.body): void => void target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
       key('5');
-      await frame();
+      await e2e.settle();
       const view = document.getElementById('view')!.dataset.view;
       const list = document.querySelector<HTMLElement>('[data-testid=exchanges]')!;
       list.focus();
       key('ArrowUp', list);
-      await frame();
+      await e2e.settle();
       const selected = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].findIndex((r) => r.getAttribute('aria-selected') === 'true');
       const unnamed = [...document.querySelectorAll<HTMLElement>('button, input, select, [role=listbox], [role=tab]')].filter((e) => {
         const label = e.getAttribute('aria-label') ?? e.textContent?.trim() ?? '';

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { buildExtension, gotoExtensionPage, launchFirefox, poll, type FirefoxBrowser } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 describe('panel page in Firefox', () => {
   let agent: DemoAgent;
@@ -26,8 +27,7 @@ describe('panel page in Firefox', () => {
     panel = await b.newPage();
     const url = `${b.base}panel/index.html?tabId=${tabId}`;
     await gotoExtensionPage(panel, url, 15_000);
-    // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-    await panel.evaluate('globalThis.__name = (f) => f');
+    await inPage(panel);
   });
 
   after(async () => {
@@ -42,20 +42,16 @@ describe('panel page in Firefox', () => {
     }, 15_000);
     assert.deepEqual(rows, [['protobuf', 'completed'], ['SSE', 'failed']]);
     const read = await panel.evaluate(async () => {
-      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-      const frame = async (): Promise<void> => {
-        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      };
       document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
       document.querySelector<HTMLElement>('[data-testid=tab-timeline]')!.click();
-      await frame();
+      await e2e.settle();
       const timeline = [...document.querySelectorAll<HTMLElement>('[data-testid=timeline-row]')].map((r) => r.dataset.type);
       document.querySelector<HTMLElement>('[data-testid=timeline-row]')!.click();
-      await frame();
+      await e2e.settle();
       const decoded = document.querySelector('[data-testid=event-detail] .json')?.textContent ?? '';
       document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[1]!.click();
       document.querySelector<HTMLElement>('[data-testid=tab-identity]')!.click();
-      await frame();
+      await e2e.settle();
       const identity = [...document.querySelectorAll<HTMLElement>('[data-testid=identity-row]')].map((r) => [r.dataset.role, r.dataset.mismatch === 'true']);
       return { timeline, decoded, identity };
     });

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TargetSession } from '../../scripts/devtools.ts';
 import { until } from './browsers.ts';
 import { demoInDevTools, type DemoInDevTools } from './demo-capture.ts';
+import { inPage } from './in-page.ts';
 
 interface Layout {
   width: number;
@@ -30,10 +31,6 @@ interface Layout {
 /** Measures the panel as it is laid out now. */
 function measure(panel: TargetSession): Promise<Layout> {
   return panel.eval(async () => {
-    // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-    const frame = async (): Promise<void> => {
-      for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    };
     const width = document.documentElement.clientWidth;
     const inside = (el: Element | null | undefined): boolean => {
       if (!el) return false;
@@ -56,19 +53,19 @@ function measure(panel: TargetSession): Promise<Layout> {
     });
     const summary = document.querySelector<HTMLElement>('.export > summary')!;
     summary.click();
-    await frame();
+    await e2e.settle();
     const body = document.querySelector<HTMLElement>('.export-body')!.getBoundingClientRect();
     const buttons = document.querySelector<HTMLElement>('[data-testid=export-selected]')!.getBoundingClientRect();
     const menu = { left: body.left, right: body.right, buttonRight: buttons.right };
     summary.click();
-    await frame();
+    await e2e.settle();
     const cramped: string[] = [];
     const identity = { sideways: 0, parents: [] as boolean[] };
     for (const [view, rowIndex] of [['identity', 1], ['stripped', 2]] as const) {
       document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[rowIndex]!.click();
-      await frame();
+      await e2e.settle();
       document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();
-      await frame();
+      await e2e.settle();
       const cells = [...document.querySelectorAll<HTMLElement>('#view td')];
       if (view === 'identity') {
         const v = document.getElementById('view')!;
@@ -98,9 +95,9 @@ function measure(panel: TargetSession): Promise<Layout> {
       }
     }
     document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[5]!.click();
-    await frame();
+    await e2e.settle();
     document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
-    for (let i = 0; i < 100 && !document.querySelector('[data-testid=conv-diff]'); i++) await frame();
+    await e2e.settle(() => document.querySelector('[data-testid=conv-diff]') !== null);
     const v = document.getElementById('view')!;
     const conversation = {
       sideways: Math.max(v.scrollWidth - v.clientWidth, document.documentElement.scrollWidth - width),
@@ -139,6 +136,7 @@ for (const theme of ['light', 'dark'] as const) {
       shown = await demoInDevTools(theme === 'dark' ? ['--force-dark-mode'] : []);
       const { page } = shown;
       ({ panel, devtools } = shown);
+      await inPage(panel);
       const scenarios = ['chat', 'misbehave-identity', 'misbehave-unknown', 'chat', 'chat', 'misbehave-conversation'];
       for (const [i, s] of scenarios.entries()) {
         await page.evaluate(([name, n]) => window.demo.run(name, { threadId: `thread-${n}`, runId: `run-${n}`, delay: 1 }), [s, i] as const);

@@ -306,7 +306,7 @@ describe('recordings through the panel (Chromium)', () => {
         };
         try {
           document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')[i]!.click();
-          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+          await e2e.frame();
           const button = document.querySelector<HTMLElement>(`[data-testid=${h}]`)!;
           // What an earlier copy left; the panel sets it again when this one is over.
           delete button.dataset.copied;
@@ -316,7 +316,7 @@ describe('recordings through the panel (Chromium)', () => {
             if (performance.now() > end) throw new Error('copy did not finish');
             await new Promise((r) => setTimeout(r, 50));
           }
-          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+          await e2e.frame();
           const shown = document.querySelector<HTMLTextAreaElement>('[data-testid=copy-text]');
           return { how: button.dataset.copied, text: text ?? shown?.value ?? null, selected: shown ? shown.value.slice(shown.selectionStart, shown.selectionEnd) === shown.value : null };
         } finally {

@@ -42,14 +42,10 @@ describe('importing a 100 MB recording (Chromium)', () => {
     assert.ok(m.painted >= 3, `the bar was painted at ${m.painted} progress values`);
 
     const shown = await panel.evaluate(async () => {
-      // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-      const frame = async (): Promise<void> => {
-        for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      };
       const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
       rows.at(-1)!.click();
       document.querySelector<HTMLElement>('[data-testid=tab-timeline]')!.click();
-      await frame();
+      await e2e.settle();
       return {
         rows: rows.length,
         verdicts: [...new Set(rows.map((r) => r.dataset.verdict))].sort(),

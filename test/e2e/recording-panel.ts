@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import type { RedactionGroup } from '../../src/recording/export.ts';
 import { until, type ChromiumBrowser } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 export interface FindingKey {
   rule: string;
@@ -39,8 +40,7 @@ export async function openPanel(b: ChromiumBrowser, query = ''): Promise<Page> {
   const page = await b.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${b.base}panel/index.html${query}`);
-  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-  await page.evaluate('globalThis.__name = (f) => f');
+  await inPage(page);
   await page.waitForSelector('[data-testid=import-drop]');
   return page;
 }
@@ -57,20 +57,16 @@ export function settledRows(page: Page, count: number): Promise<boolean> {
 /** Selects each exchange in turn and reads every view of it. */
 export function readPanel(page: Page): Promise<ExchangeRead[]> {
   return page.evaluate(async () => {
-    // A frame, then until the view has its detail from the worker (it is aria-busy while asking).
-    const frame = async (): Promise<void> => {
-      for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    };
     const all = (sel: string): HTMLElement[] => [...document.querySelectorAll<HTMLElement>(sel)];
     const show = async (view: string): Promise<void> => {
       document.querySelector<HTMLElement>(`[data-testid=tab-${view}]`)!.click();
-      await frame();
+      await e2e.settle();
     };
     const out: ExchangeRead[] = [];
     const rows = all('[data-testid=exchange-row]');
     for (const row of rows) {
       row.click();
-      await frame();
+      await e2e.settle();
       const r = { row: { verdict: row.dataset.verdict!, status: row.dataset.status!, transport: row.dataset.transport! } } as ExchangeRead;
       await show('input');
       r.fields = all('[data-testid=input-field]').map((f) => `${f.dataset.field}:${f.dataset.status}`);
@@ -113,7 +109,7 @@ export async function exportFrom(page: Page, button: 'export-button' | 'export-s
       if (box.checked !== wanted.includes(box.dataset.group!)) box.click();
     }
     // The export reads the choice as rendered.
-    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    await e2e.frame();
   }, groups as readonly string[]);
   const [download] = await Promise.all([
     page.waitForEvent('download', { timeout: 60_000 }),

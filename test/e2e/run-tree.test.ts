@@ -17,22 +17,18 @@ interface TreeRead {
 
 /** Runs in the panel: shows the child run's exchange in Identity & runs, reads the tree, follows a link. */
 async function readTree(): Promise<TreeRead> {
-  const frame = async (): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  };
   const rows = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
   rows()[1]!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-identity]')!.click();
-  await frame();
   // Every exchange of the thread answers for its subagents: until the planner's are in, the tree is partial.
-  for (let i = 0; i < 600 && document.querySelectorAll('[data-testid=run-node][data-kind=subagent]').length < 3; i++) await frame();
+  await e2e.settle(() => document.querySelectorAll('[data-testid=run-node][data-kind=subagent]').length >= 3);
   const nodes = [...document.querySelectorAll<HTMLElement>('[data-testid=run-node]')].map((n) => {
     let depth = 0;
     for (let p = n.parentElement?.closest('[data-testid=run-node]'); p; p = p.parentElement?.closest('[data-testid=run-node]')) depth++;
     return { kind: n.dataset.kind!, id: n.dataset.runId!, parent: n.dataset.parentRunId!, outcome: n.dataset.outcome!, depth, exchange: n.dataset.exchange! };
   });
   document.querySelector<HTMLElement>('[data-testid=run-node][data-run-id=run-parent] [data-testid=run-node-exchange]')?.click();
-  await frame();
+  await e2e.settle();
   const selected = rows().findIndex((r) => r.getAttribute('aria-selected') === 'true');
   return { nodes, followed: selected < 0 ? null : String(selected + 1) };
 }

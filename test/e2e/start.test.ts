@@ -9,6 +9,7 @@ import { scenarios } from '../../demo/scenarios.ts';
 import type { TargetSession } from '../../scripts/devtools.ts';
 import { EXTENSION_DIRS, start, type Started } from '../../scripts/start.ts';
 import { until } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 interface Judged {
   rows: number;
@@ -28,6 +29,7 @@ describe('npm start, headless', () => {
   before(async () => {
     started = await start({ browser: 'chromium', port: 0, headless: true, log: (l) => log.push(l) });
     panel = started.panel!.panel;
+    await inPage(panel);
     await started.page!.waitForFunction(() => typeof window.demo?.run === 'function');
   });
   after(() => started?.close());
@@ -44,7 +46,7 @@ describe('npm start, headless', () => {
         if (rows.length < count || !last || last.dataset.verdict === 'pending' || last.dataset.verdict === 'unanalysed') return null;
         last.click();
         document.querySelector<HTMLElement>('[data-testid=tab-findings]')!.click();
-        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        await e2e.frame();
         const shown = [...document.querySelectorAll<HTMLElement>('[data-testid=finding]')].filter((f) => f.dataset.severity !== 'info');
         const rules = (readiness: boolean) => [...new Set(shown.filter((f) => (f.dataset.readiness === 'true') === readiness).map((f) => f.dataset.rule!))].sort();
         return { rows: rows.length, verdict: last.dataset.verdict!, era: last.dataset.era!, rules: rules(false), readiness: rules(true) };

@@ -17,33 +17,22 @@ interface Read {
 }
 
 async function read(): Promise<Read> {
-  // A render, then until the view has its detail (aria-busy while asking), for at most 20 s: timers, not
-  // animation frames, so a window the browser stops painting cannot hold the test.
-  const frame = async (): Promise<void> => {
-    const end = Date.now() + 20_000;
-    do await new Promise((r) => setTimeout(r, 16));
-    while (document.querySelector('#view [aria-busy=true]') && Date.now() < end);
-  };
-  const until = async (ok: () => boolean): Promise<void> => {
-    const end = Date.now() + 20_000;
-    while (!ok() && Date.now() < end) await frame();
-  };
   const rows = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
   rows()[1]!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
-  await frame();
+  await e2e.settle();
   const range = (): HTMLInputElement => document.querySelector<HTMLInputElement>('[data-testid=state-scrub]')!;
-  await until(() => range() !== null);
+  await e2e.settle(() => range() !== null);
   const own = range().max;
   document.querySelector<HTMLInputElement>('[data-testid=state-thread]')!.click();
   // The other exchange's steps arrive once its part is answered.
-  await until(() => range().max === '7');
+  await e2e.settle(() => range().max === '7');
   const across = range().max;
   const steps: Read['steps'] = [];
   for (const at of [0, 3, 4, 7]) {
     range().value = String(at);
     range().dispatchEvent(new Event('input', { bubbles: true }));
-    await frame();
+    await e2e.settle();
     const scrubber = document.querySelector<HTMLElement>('[data-testid=state-scrubber]')!;
     steps.push({
       step: range().dataset.step!,
@@ -54,9 +43,9 @@ async function read(): Promise<Read> {
   }
   range().value = '2';
   range().dispatchEvent(new Event('input', { bubbles: true }));
-  await frame();
+  await e2e.settle();
   document.querySelector<HTMLElement>('[data-testid=state-scrubber] p > button.link')!.click();
-  await frame();
+  await e2e.settle();
   const selected = rows().findIndex((r) => r.getAttribute('aria-selected') === 'true');
   return { own, across, steps, followed: selected < 0 ? null : String(selected + 1) };
 }

@@ -16,6 +16,7 @@ import { demoInput } from '../../demo/record.ts';
 import { demoSchedule, findScenario } from '../../demo/scenarios.ts';
 import type { Timing, ToolSpan } from '../../src/detail/index.ts';
 import { ROOT, buildExtension, gotoExtensionPage, launchWith, poll, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { inPage } from './in-page.ts';
 
 interface AnyPage {
   evaluate<A, T>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
@@ -130,8 +131,7 @@ export function timingLiveTests(target: Target): void {
       const url = `${b.base}panel/index.html?tabId=${tabId}`;
       if (target === 'firefox') await gotoExtensionPage(panel as never, url, 15_000);
       else await panel.goto(url);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      for (const p of [page, panel]) await (p as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+      for (const p of [page, panel]) await inPage(p as unknown as { evaluate(s: string): Promise<unknown> });
       // A first stream pays for what the page and the capture set up once (Chromium delivered its first chunk
       // some 30 ms after the agent wrote it, later ones within a few): the schedule is measured after it.
       await (await start('chat')).finish();
@@ -180,7 +180,7 @@ export function timingLiveTests(target: Target): void {
         if (!row) return null;
         if (row.getAttribute('aria-selected') !== 'true') row.click();
         document.querySelector<HTMLElement>('[data-testid=tab-waterfall]')?.click();
-        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        await e2e.frame();
         const data = (el: Element): DOMStringMap => (el as HTMLElement).dataset;
         const summary = document.querySelector('[data-testid=timing-summary]');
         const h: Hooks = {

@@ -18,20 +18,15 @@ interface Shown {
 
 /** Runs in the panel: selects the only exchange, shows the Tools view, reads it, then picks the torn call. */
 async function readTools(): Promise<Shown> {
-  const frame = async (): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && (document.querySelector('#view [aria-busy=true]') || !document.querySelector('[data-testid=tool-call]'))); i++) {
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    }
-  };
   document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-tools]')!.click();
-  await frame();
+  await e2e.settle(() => document.querySelector('[data-testid=tool-call]') !== null);
   const calls = [...document.querySelectorAll<HTMLElement>('[data-testid=tool-call]')].map((r) => ({ ...r.dataset }));
   const detail = document.querySelector<HTMLElement>('[data-testid=tool-detail]')?.dataset.toolCallId ?? null;
   const errors = [...document.querySelectorAll<HTMLElement>('[data-testid=args-error]')].map((e): [string | undefined, string | undefined] => [e.dataset.path, e.dataset.keyword]);
   document.querySelector<HTMLElement>('[data-testid=tool-call][data-args=unparsed]')!.click();
-  await frame();
-  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  await e2e.settle();
+  await e2e.frame();
   return {
     calls, detail, errors,
     picked: document.querySelector<HTMLElement>('[data-testid=tool-detail]')?.dataset.toolCallId ?? null,
@@ -43,19 +38,16 @@ const analysed = (): boolean => [...document.querySelectorAll<HTMLElement>('[dat
 
 /** Runs in the panel: selects the thread's second exchange, shows the Tools view, then the whole thread's calls. */
 async function readThread(): Promise<{ own: number; first: string; rows: Record<string, string | undefined>[]; later: string | null }> {
-  const settle = async (ok: () => boolean): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && (document.querySelector('#view [aria-busy=true]') || !ok())); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  };
   const rows = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
   rows[1]!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-tools]')!.click();
-  await settle(() => document.querySelector('[data-testid=tools-thread]') !== null);
+  await e2e.settle(() => document.querySelector('[data-testid=tools-thread]') !== null);
   const own = document.querySelectorAll('[data-testid=tool-call]').length;
   document.querySelector<HTMLElement>('[data-testid=tools-thread]')!.click();
-  await settle(() => document.querySelectorAll('[data-testid=tool-call]').length === 3);
+  await e2e.settle(() => document.querySelectorAll('[data-testid=tool-call]').length === 3);
   const calls = [...document.querySelectorAll<HTMLElement>('[data-testid=tool-call]')].map((c) => ({ ...c.dataset }));
   document.querySelector<HTMLElement>('[data-testid=tool-call][data-args=invalid]')!.click();
-  await settle(() => document.querySelector('[data-testid=tool-later]') !== null);
+  await e2e.settle(() => document.querySelector('[data-testid=tool-later]') !== null);
   return { own, first: rows[0]!.dataset.id!, rows: calls, later: document.querySelector('[data-testid=tool-later]')?.textContent ?? null };
 }
 

@@ -27,15 +27,11 @@ export interface Seen {
 
 /** Runs in the panel: selects the only exchange, shows the State view, and reads the scrubber before and after each move. */
 async function drive(s: Scrub): Promise<Scrubbed> {
-  const frame = async (): Promise<void> => {
-    for (let i = 0; i === 0 || (i < 600 && document.querySelector('#view [aria-busy=true]')); i++) await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  };
   document.querySelector<HTMLElement>('[data-testid=exchange-row]')!.click();
   document.querySelector<HTMLElement>('[data-testid=tab-state]')!.click();
-  await frame();
   const range = (): HTMLInputElement => document.querySelector<HTMLInputElement>(`[data-testid=${s.hook}-scrub]`)!;
   // The view renders once its parts are answered, and the scrubber once its steps are: a slow worker answers after a frame.
-  for (let i = 0; i < 100 && !range(); i++) await frame();
+  await e2e.settle(() => range() !== null);
   const seen = (): Seen => ({
     step: range().dataset.step!,
     rows: [...document.querySelectorAll<HTMLElement>(`[data-testid=${s.rows}]`)].map((r) => `${s.fields.map((f) => r.dataset[f]).join(' ')}${r.dataset.failed === 'true' ? ' failed' : ''}`),
@@ -49,7 +45,7 @@ async function drive(s: Scrub): Promise<Scrubbed> {
       range().dispatchEvent(new Event('input', { bubbles: true }));
     } else if (m === 'latest') document.querySelector<HTMLElement>(`[data-testid=${s.hook}-latest]`)!.click();
     else range().dispatchEvent(new KeyboardEvent('keydown', { key: m, bubbles: true }));
-    await frame();
+    await e2e.settle();
     after.push(seen());
   }
   return { latest, after };
