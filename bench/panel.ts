@@ -23,12 +23,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { buildExtension, launchChromium, type ChromiumBrowser } from '../test/e2e/browsers.ts';
-import { importWatched, writeLargeRecording, type ImportWatch } from '../test/e2e/large-recording.ts';
+import { importWatched, timedRecording, writeLargeRecording, type ImportWatch } from '../test/e2e/large-recording.ts';
 import { openPanel } from '../test/e2e/recording-panel.ts';
-import { chunk, encodeSse, SSE } from '../test/analyzer/support/harness.ts';
-import { writeHar } from '../src/formats/index.ts';
 import { formatSection, measuresSection, median, type Measure } from './report.ts';
-import { realisticStream } from './stream.ts';
 
 const EVENTS = 100_000;
 const RUNS = 5;
@@ -193,23 +190,13 @@ async function importBench(b: ChromiumBrowser): Promise<Measure[]> {
 
 const WATERFALLS = 3;
 
-/** A HAR of one 100,000-event exchange whose 16 KB chunks arrived 3 ms apart, as bench/timing.ts times it. */
-function timedHar(): string {
-  const { input, events } = realisticStream(EVENTS, 5);
-  const chunks = chunk(encodeSse(events), () => 16 * 1024).map((bytes, i) => ({ time: i * 3, bytes }));
-  return writeHar(
-    [{ source: 'bench', url: 'http://127.0.0.1:9/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z', requestContentType: 'application/json', requestBody: JSON.stringify(input), responseContentType: SSE, chunks, arrival: 'chunks' }],
-    { creator: { name: 'bench', version: '0' } },
-  );
-}
-
 /**
  * The Waterfall of the timed exchange, each time in a fresh panel page: from handing over the file to its
  * first bars painted, then every gap between animation frames while it is zoomed in eight times (a frame
  * between steps), scrolled across in twenty steps and fitted again. Gaps, not a timed assertion: the figure.
  */
 export async function waterfallBench(b: ChromiumBrowser): Promise<Measure[]> {
-  const har = timedHar();
+  const har = timedRecording(EVENTS);
   const runs: { firstScreen: number; worstGap: number; p95Gap: number; frames: number; bars: number; idleGap: number }[] = [];
   for (let i = 0; i < WATERFALLS; i++) {
     const page = await panelPage(b, 'waterfall');

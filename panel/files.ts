@@ -8,6 +8,7 @@ import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk }
 import { toCurl, readExchanges } from '../src/formats/index.ts';
 import { exportSession, toFixture, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
+import { scheduler } from '../src/scheduler.ts';
 import { packEvents } from './transfer.ts';
 
 export type ImportPhase = 'reading' | 'parsing' | 'analysing';
@@ -66,9 +67,11 @@ const PARSE_SHARE = 5;
 /**
  * Reads a recording and analyses it as the worker analyses a tab: in order, with one session reader so
  * resume coverage spans exchanges. `post` receives each message with the buffers it may transfer.
- * Resolves to each exchange's reading (null where analysis failed), which answers the views' questions.
+ * `readings` receives each exchange's reading as its analysis begins (null once it failed): they answer
+ * the views' questions, about an exchange still being analysed as it stands, as a tab's worker answers
+ * about a stream still arriving — the worker takes its questions between slices of the analysis.
  */
-export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void): Promise<(ExchangeReading | null)[]> {
+export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void, readings: (ExchangeReading | null)[]): Promise<void> {
   const totalBytes = file.size;
   const progress: ImportProgress = { phase: 'reading', percent: 0, bytesRead: 0, totalBytes, exchangesAnalysed: 0, totalExchanges: 0 };
   let lastPost = 0;
@@ -105,7 +108,6 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
   let analysed = 0;
   const analysing = (): number => READ_SHARE + PARSE_SHARE + Math.floor(((100 - READ_SHARE - PARSE_SHARE) * analysed) / Math.max(1, totalBody));
   const session = new SessionReader();
-  const readings: (ExchangeReading | null)[] = [];
   for (const [index, x] of exchanges.entries()) {
     const { chunks: _held, ...meta } = x;
     let events: EventView[] = [];
@@ -121,6 +123,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     } catch (e) {
       analysisError = String(e);
     }
+    readings[index] = reading;
     post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
     const postEvents = (force: boolean): void => {
       if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;
@@ -137,6 +140,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
             reading.push(slice, c.time);
             analysed += slice.length;
             postEvents(false);
+            await turn();
           }
         }
         // Read as its source read it, so the views show the analysis the recording carries.
@@ -146,7 +150,7 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
       }
       postEvents(true);
     }
-    readings.push(analysisError === null ? reading : null);
+    readings[index] = analysisError === null ? reading : null;
     const own = ownChunks(x.chunks);
     post({ type: 'end', index, chunks: own.chunks, report: reading?.report() ?? null, firstContentMs: reading?.firstContentMs() ?? null, analysisError }, [own.buffer]);
     progress.exchangesAnalysed = index + 1;
@@ -154,7 +158,14 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
     postProgress(index === exchanges.length - 1);
   }
   post({ type: 'done' });
-  return readings;
+}
+
+/**
+ * Lets the messages waiting for the worker run: at background priority every one goes first (the
+ * background worker's slices wait the same way). The views' questions are answered in these pauses.
+ */
+function turn(): Promise<void> {
+  return scheduler ? scheduler.postTask(() => undefined, { priority: 'background' }) : new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 type QuestionType = 'detail' | 'state-at' | 'state-diff' | 'conversation-diff' | 'conversation-at';

@@ -18,16 +18,14 @@ function failed(e: unknown): JobReply {
   return { type: 'failed', message: e instanceof FormatError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
 }
 
-let readings: readonly (ExchangeReading | null)[] = [];
+/** The import's readings, each from when its exchange's analysis begins. */
+const readings: (ExchangeReading | null)[] = [];
 
 scope.onmessage = (e) => {
   const job = e.data;
   switch (job.type) {
     case 'import':
-      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer)).then(
-        (r) => void (readings = r),
-        (err: unknown) => scope.postMessage(failed(err)),
-      );
+      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer), readings).catch((err: unknown) => scope.postMessage(failed(err)));
       return;
     case 'detail':
     case 'state-at':

@@ -1,5 +1,6 @@
 import { SseDecoder, transportOf } from '../wire/index.ts';
 import { fromBase64, toBase64 } from '../base64.ts';
+import { utf8Bytes } from '../bytes.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import {
@@ -248,7 +249,7 @@ export function undoWindows1252(text: string): Uint8Array | null {
 /** `browserDecoded`: the text may be a browser's Windows-1252 reading of a body whose type declared no charset. */
 function responseBody(content: unknown, where: string, browserDecoded: boolean): Uint8Array {
   if (!isObject(content) || typeof content.text !== 'string') return new Uint8Array(0);
-  if (content.encoding !== 'base64') return (browserDecoded && undoWindows1252(content.text)) || utf8.encode(content.text);
+  if (content.encoding !== 'base64') return (browserDecoded && undoWindows1252(content.text)) || utf8Bytes(content.text);
   try {
     return fromBase64(content.text);
   } catch {

@@ -1,13 +1,16 @@
 /**
  * A recording of about 100 MB: the real demo session followed by long streamed answers, and a watch on
  * the panel while it imports one. The e2e test checks what the import shows; `npm run bench` measures
- * how smoothly the panel paints through it.
+ * how smoothly the panel paints through it. And a long exchange recorded with its arrival times, for the
+ * Waterfall.
  */
 import { statSync, writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { demoInput, recordFromOwnAgent } from '../../demo/record.ts';
 import type { CapturedExchange, Chunk } from '../../src/exchange/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
+import { realisticStream } from '../../bench/stream.ts';
+import { chunk, encodeSse, SSE } from '../analyzer/support/harness.ts';
 import { importThroughPicker } from './recording-panel.ts';
 
 export const LARGE_BYTES = 100 * 1024 * 1024;
@@ -48,6 +51,19 @@ export async function writeLargeRecording(file: string): Promise<{ size: number;
   }
   writeFileSync(file, writeHar(exchanges, { creator: { name: 'large-recording', version: '1' } }));
   return { size: statSync(file).size, count: exchanges.length };
+}
+
+/**
+ * A HAR of one exchange of `events` events in bench/stream.ts's mix (some 8 spans per 100 events) whose
+ * 16 KB chunks arrived 3 ms apart, as bench/timing.ts times it.
+ */
+export function timedRecording(events: number): string {
+  const { input, events: stream } = realisticStream(events, 5);
+  const chunks = chunk(encodeSse(stream), () => 16 * 1024).map((bytes, i) => ({ time: i * 3, bytes }));
+  return writeHar(
+    [{ source: 'bench', url: 'http://127.0.0.1:9/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z', requestContentType: 'application/json', requestBody: JSON.stringify(input), responseContentType: SSE, chunks, arrival: 'chunks' }],
+    { creator: { name: 'timed-recording', version: '0' } },
+  );
 }
 
 export interface ImportWatch {

@@ -9,14 +9,16 @@ import { recordFromOwnAgent } from '../../demo/record.ts';
 import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { writeHar } from '../../src/formats/har.ts';
-import { importFile, type ImportMessage } from '../../panel/files.ts';
+import type { ExchangeReading, Timing } from '../../src/detail/index.ts';
+import { answerOf, importFile, type ImportMessage } from '../../panel/files.ts';
 import { exportFileName, unpackEvents } from '../../panel/transfer.ts';
+import { timedRecording } from './large-recording.ts';
 
 test('an import posts every exchange with its exact bytes, its events and the analysis the CLI gives it', async () => {
   const { session } = await recordFromOwnAgent();
   const text = writeHar(session, { creator: { name: 'recording-files.test', version: '1' } });
   const messages: ImportMessage[] = [];
-  await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m));
+  await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m), []);
 
   assert.equal(messages.at(-1)?.type, 'done');
   const progress = messages.flatMap((m) => (m.type === 'progress' ? [m.progress] : []));
@@ -44,6 +46,29 @@ test('an import posts every exchange with its exact bytes, its events and the an
     return raws;
   });
   assert.deepEqual(events, frames, 'every frame, its text intact after travelling joined');
+});
+
+test("a question about an exchange still being analysed is answered as it stands: the Waterfall's bars grow while a file is read", async () => {
+  // Some 3 MB: a dozen of the import's slices.
+  const text = timedRecording(20_000);
+  const readings: (ExchangeReading | null)[] = [];
+  const timing = (): Timing | null => answerOf(readings, { type: 'detail', ask: 0, index: 0, part: 'timing' }) as Timing | null;
+  let done = false;
+  let asked: { timing: Timing | null; done: boolean } | null = null;
+  await importFile(new Blob([text]), 'timed.har', (m) => {
+    if (m.type === 'done') done = true;
+    // Asked as the panel asks, once the first events are shown: the worker takes it between slices.
+    if (m.type === 'events' && !asked) setTimeout(() => void (asked = { timing: timing(), done }), 0);
+  }, readings);
+
+  const partial = asked!.timing!;
+  const whole = timing()!;
+  assert.equal(asked!.done, false, 'answered while the file was still being analysed');
+  assert.ok(partial.messages!.length > 0 && partial.messages!.length < whole.messages!.length, `${partial.messages!.length} of the ${whole.messages!.length} messages so far`);
+  assert.ok(partial.durationMs! < whole.durationMs!, `${partial.durationMs} ms of ${whole.durationMs} ms arrived so far`);
+  const closed = partial.messages!.filter((s) => s.endMs !== null);
+  assert.deepEqual(closed, whole.messages!.slice(0, closed.length), 'the messages so far, as the whole analysis has them');
+  assert.equal(partial.runs![0]!.endMs, null, 'the run still open');
 });
 
 test('export files are named agui-<host>-<yyyymmdd-hhmmss>.har', () => {
