@@ -2,11 +2,13 @@
  * The Waterfall: an exchange's runs, steps, messages, tool calls, reasoning and subagents as bars on one
  * time axis, a lane per kind (each subagent's work in a lane of its own), stalls marked across them.
  *
- * Only what is on screen is rendered: each lane's spans are packed into rows once, and a render walks
- * the rows for the bars that meet the visible window, drawing those narrower than a pixel next to the
- * last drawn one as one cluster. Scrolling and zooming touch a screenful of bars, not the exchange's.
+ * Only what is on screen is rendered: each lane's spans are packed into rows once (per timing), and a
+ * render walks the rows for the bars that meet the visible window. Spans too thin to tell apart at the
+ * zoom that lie next to each other are drawn as one cluster, so a row holds at most one element per few
+ * pixels of its width whatever the exchange's length: scrolling and zooming touch a screenful of
+ * elements, not the exchange's, and a zoom step renders once, its scroll position set with it.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { SPAN_KINDS, spansOf, type Span, type SpanKind, type Timing, type ToolSpan } from '../../src/detail/index.ts';
 import { formatMs } from '../model.ts';
 import { Empty } from '../ui.tsx';
@@ -17,21 +19,34 @@ const MAX_ROWS = 6;
 const ROW_PX = 16;
 const LABEL_PX = 92;
 const MAX_ZOOM = 4096;
+/** A span narrower than this at the zoom cannot be told apart from a neighbour as close… */
+const THIN_PX = 6;
+/** …as this, past the end of what is drawn before it: such neighbours are drawn as one cluster. */
+const NEAR_PX = 3;
+/** The narrowest a bar or cluster is drawn, so that it can be seen and clicked. */
+const MIN_DRAWN_PX = 2;
+
+/** A span and the kind it is (its colour and hook): a subagent's lane holds spans of every kind. */
+interface Placed {
+  span: Span;
+  kind: SpanKind;
+}
 
 interface Lane {
   key: string;
   label: string;
   kind: SpanKind;
-  rows: Span[][];
+  rows: Placed[][];
 }
 
-function pack(spans: Span[], end: number): Span[][] {
-  const rows: Span[][] = [];
+function pack(spans: Placed[], end: number): Placed[][] {
+  const rows: Placed[][] = [];
   const ends: number[] = [];
-  for (const s of spans) {
+  for (const p of spans) {
+    const s = p.span;
     let r = ends.findIndex((e) => e <= s.startMs);
     if (r === -1) r = rows.length < MAX_ROWS ? rows.length : MAX_ROWS - 1;
-    (rows[r] ??= []).push(s);
+    (rows[r] ??= []).push(p);
     ends[r] = Math.max(ends[r] ?? 0, s.endMs ?? end);
   }
   return rows;
@@ -40,34 +55,30 @@ function pack(spans: Span[], end: number): Span[][] {
 /** The lanes: one per kind for the parent agent's work, then one per subagent holding its own span and its work. */
 function lanesOf(t: Timing, end: number): Lane[] {
   const lanes: Lane[] = [];
-  const bySubagent = new Map<string, Span[]>();
-  for (const s of spansOf(t, 'subagent')) bySubagent.set(s.id, [s]);
+  const bySubagent = new Map<string, { self: Span | null; work: Placed[] }>();
+  for (const s of spansOf(t, 'subagent')) {
+    const lane = bySubagent.get(s.id);
+    if (lane) lane.work.push({ span: s, kind: 'subagent' });
+    else bySubagent.set(s.id, { self: s, work: [{ span: s, kind: 'subagent' }] });
+  }
   for (const kind of SPAN_KINDS) {
     if (kind === 'subagent') continue;
-    const own: Span[] = [];
+    const own: Placed[] = [];
     for (const s of spansOf(t, kind)) {
-      if (s.subagent === undefined) own.push(s);
+      if (s.subagent === undefined) own.push({ span: s, kind });
       else {
-        const list = bySubagent.get(s.subagent) ?? [];
-        list.push(s);
-        bySubagent.set(s.subagent, list);
+        const lane = bySubagent.get(s.subagent);
+        if (lane) lane.work.push({ span: s, kind });
+        else bySubagent.set(s.subagent, { self: null, work: [{ span: s, kind }] });
       }
     }
     if (own.length > 0) lanes.push({ key: kind, label: KIND_LABEL[kind], kind, rows: pack(own, end) });
   }
-  for (const [id, spans] of bySubagent) {
-    const self = spansOf(t, 'subagent').find((s) => s.id === id);
-    spans.sort((a, b) => a.startMs - b.startMs);
-    lanes.push({ key: `subagent:${id}`, label: self?.name ?? id, kind: 'subagent', rows: pack(spans, end) });
+  for (const [id, { self, work }] of bySubagent) {
+    work.sort((a, b) => a.span.startMs - b.span.startMs);
+    lanes.push({ key: `subagent:${id}`, label: self?.name ?? id, kind: 'subagent', rows: pack(work, end) });
   }
   return lanes;
-}
-
-/** The kind a span of a subagent's lane is, for its colour and hook. */
-function kindIn(t: Timing, s: Span, lane: Lane): SpanKind {
-  if (lane.kind !== 'subagent') return lane.kind;
-  for (const k of SPAN_KINDS) if (spansOf(t, k).includes(s)) return k;
-  return 'subagent';
 }
 
 /** A span in a few words: a message by its id (its name is its role), a tool call by its tool. */
@@ -82,12 +93,18 @@ function describe(kind: SpanKind, s: Span, end: number): string {
   return `${kind} ${s.name ?? ''} ${s.id}: ${took} (from ${formatMs(s.startMs)})${extra}`.replace(/\s+/g, ' ');
 }
 
+/** How far in the view is zoomed and where it is scrolled to: changed together, so a zoom step renders once. */
+interface Place {
+  zoom: number;
+  /** The scroll offset, px. */
+  left: number;
+}
+
 /** `onSpan`: a bar was clicked, to show the events that arrived while its span ran (`label` names it). */
 export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpan: (s: Span, label: string) => void }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(600);
-  const [zoom, setZoom] = useState(1);
-  const [left, setLeft] = useState(0);
+  const [{ zoom, left }, setPlace] = useState<Place>({ zoom: 1, left: 0 });
   useEffect(() => {
     const el = scroller.current;
     if (!el) return;
@@ -95,6 +112,11 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
     ro.observe(el);
     return () => ro.disconnect();
   }, [timing === null]);
+  // A zoom step sets where the view is scrolled to with its zoom: the scroller follows before the frame is painted.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && Math.abs(el.scrollLeft - left) >= 1) el.scrollLeft = left;
+  }, [zoom]);
   const end = useMemo(() => {
     if (!timing) return 0;
     let e = timing.durationMs ?? 0;
@@ -113,11 +135,9 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
   const zoomTo = (z: number, anchorPx = width / 2): void => {
     const next = Math.max(1, Math.min(MAX_ZOOM, z));
     const at = (left + anchorPx) / pxPerMs;
-    setZoom(next);
-    requestAnimationFrame(() => {
-      const el = scroller.current;
-      if (el) el.scrollLeft = Math.max(0, at * ((width * next) / end) - anchorPx);
-    });
+    // As far as the scroller can go: its content is the axis, `width * next` wide.
+    const most = Math.max(0, width * next - (scroller.current?.clientWidth ?? width));
+    setPlace({ zoom: next, left: Math.min(most, Math.max(0, at * ((width * next) / end) - anchorPx)) });
   };
   const onKey = (e: KeyboardEvent): void => {
     if (e.key === '+' || e.key === '=') zoomTo(zoom * 2);
@@ -130,6 +150,16 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
   const bars: preact.JSX.Element[] = [];
   let top = 0;
   const laneHeads: preact.JSX.Element[] = [];
+  const bar = ({ span: s, kind }: Placed, l: number, w: number, y: number): void => {
+    const label = describe(kind, s, end);
+    bars.push(
+      <button key={`${kind}:${s.id}:${s.startEvent}`} type="button" class={`wf-bar wf-${kind}${s.endMs === null ? ' wf-open' : ''}`} data-testid="span" data-kind={kind} data-id={s.id}
+        data-start-ms={s.startMs} data-end-ms={s.endMs ?? ''} title={label} aria-label={label}
+        style={{ left: `${l}px`, top: `${y}px`, width: `${Math.max(MIN_DRAWN_PX, w)}px` }} onClick={() => onSpan(s, spanLabel(kind, s))}>
+        {w > 40 ? s.name ?? s.id : null}
+      </button>,
+    );
+  };
   for (const lane of lanes) {
     laneHeads.push(<div key={lane.key} class="wf-lane-label" style={{ top: `${top}px`, height: `${lane.rows.length * ROW_PX}px` }} title={lane.label}>{lane.label}</div>);
     lane.rows.forEach((row, r) => {
@@ -139,41 +169,38 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
       let hi = row.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if ((row[mid]!.endMs ?? end) < from) lo = mid + 1;
+        if ((row[mid]!.span.endMs ?? end) < from) lo = mid + 1;
         else hi = mid;
       }
-      let clusterEnd = -Infinity;
-      let cluster: { left: number; right: number; n: number } | null = null;
+      // Thin spans wait here until the next shows whether they stand alone (a bar) or among neighbours (a cluster).
+      let thin: { first: Placed; left: number; right: number; n: number } | null = null;
       const flush = (): void => {
-        if (cluster) bars.push(<div key={`c${lane.key}${r}:${cluster.left}`} class="wf-cluster" data-testid="span-cluster" style={{ left: `${cluster.left}px`, top: `${y}px`, width: `${Math.max(1, cluster.right - cluster.left)}px` }} title={`${cluster.n} ${KIND_LABEL[lane.kind].toLowerCase()} too short to tell apart at this zoom`} />);
-        cluster = null;
+        if (!thin) return;
+        if (thin.n === 1) bar(thin.first, thin.left, thin.right - thin.left, y);
+        else {
+          const { first, n } = thin;
+          bars.push(<div key={`c:${first.kind}:${first.span.id}:${first.span.startEvent}`} class="wf-cluster" data-testid="span-cluster" style={{ left: `${thin.left}px`, top: `${y}px`, width: `${Math.max(MIN_DRAWN_PX, thin.right - thin.left)}px` }} title={`${n} ${KIND_LABEL[lane.kind].toLowerCase()} too short to tell apart at this zoom`} />);
+        }
+        thin = null;
       };
       for (let i = Math.max(0, lo - 1); i < row.length; i++) {
-        const s = row[i]!;
+        const p = row[i]!;
+        const s = p.span;
         if (s.startMs > to) break;
         const sEnd = s.endMs ?? end;
         if (sEnd < from) continue;
         const l = x(s.startMs);
         const w = x(sEnd) - l;
-        if (w < 2 && l < clusterEnd + 1) {
-          if (cluster) {
-            cluster.right = Math.max(cluster.right, l + w);
-            cluster.n++;
-          } else cluster = { left: l, right: l + w, n: 1 };
-          clusterEnd = l + w;
-          continue;
+        if (w >= THIN_PX) {
+          flush();
+          bar(p, l, w, y);
+        } else if (thin && l < thin.left + Math.max(MIN_DRAWN_PX, thin.right - thin.left) + NEAR_PX) {
+          thin.right = Math.max(thin.right, l + w);
+          thin.n++;
+        } else {
+          flush();
+          thin = { first: p, left: l, right: l + w, n: 1 };
         }
-        flush();
-        const kind = kindIn(timing, s, lane);
-        const label = describe(kind, s, end);
-        bars.push(
-          <button key={`${kind}:${s.id}:${s.startEvent}`} type="button" class={`wf-bar wf-${kind}${s.endMs === null ? ' wf-open' : ''}`} data-testid="span" data-kind={kind} data-id={s.id}
-            data-start-ms={s.startMs} data-end-ms={s.endMs ?? ''} title={label} aria-label={label}
-            style={{ left: `${l}px`, top: `${y}px`, width: `${Math.max(2, w)}px` }} onClick={() => onSpan(s, spanLabel(kind, s))}>
-            {w > 40 ? s.name ?? s.id : null}
-          </button>,
-        );
-        clusterEnd = l + Math.max(2, w);
       }
       flush();
     });
@@ -197,7 +224,11 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
       </div>
       <div class="wf-body">
         <div class="wf-labels" style={{ height: `${top}px` }}>{laneHeads}</div>
-        <div class="wf-scroll" ref={scroller} onScroll={(e) => setLeft(e.currentTarget.scrollLeft)}
+        <div class="wf-scroll" ref={scroller} onScroll={(e) => {
+          const at = e.currentTarget.scrollLeft;
+          // The browser's offset may round the one a zoom step set: a pixel's difference draws the same window.
+          setPlace((p) => (Math.abs(p.left - at) < 1 ? p : { zoom: p.zoom, left: at }));
+        }}
           onWheel={(e) => {
             if (!e.ctrlKey) return;
             e.preventDefault();

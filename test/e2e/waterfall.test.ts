@@ -1,14 +1,17 @@
 /**
  * The Waterfall and the timing summary in Chromium with the built extension, on a recording whose events
  * arrived on a known schedule (first content at 400 ms, a 1.5 s stall, a 600 ms backend tool call): the
- * panel's hooks give the schedule back, at 400 px docked and at full width.
+ * panel's hooks give the schedule back, at 400 px docked and at full width. And on a long recording: its
+ * bars are drawn while the file is still analysed, and spans too close to tell apart are one cluster.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { CapturedExchange } from '../../src/exchange/index.ts';
-import { writeHar } from '../../src/formats/index.ts';
+import { readExchanges, writeHar } from '../../src/formats/index.ts';
 import { buildExtension, launchChromium, type ChromiumBrowser } from './browsers.ts';
+import { inPage } from './in-page.ts';
+import { timedRecording } from './large-recording.ts';
 
 const T = 'thread-wf';
 const frame = (ev: object): string => `data: ${JSON.stringify(ev)}\n\n`;
@@ -104,4 +107,60 @@ test("the exchange list's TTFT column reads the timing's first content, and give
   assert.deepEqual(await ttft(1280), { ms: '400', shown: true, text: '400 ms' });
   assert.deepEqual(await ttft(800), { ms: '400', shown: true, text: '400 ms' });
   assert.equal((await ttft(400)).shown, false, 'docked narrow, the column gives way');
+});
+
+test('a long recording: its bars are drawn while it is analysed, and spans too close to tell apart are one cluster', { timeout: 120_000 }, async () => {
+  const text = timedRecording(60_000);
+  const lastArrival = readExchanges(new TextEncoder().encode(text), 'timed.har')[0]!.chunks.at(-1)!.time;
+  const p = await b.newPage();
+  try {
+    await p.setViewportSize({ width: 1280, height: 700 });
+    await p.goto(`${b.base}panel/index.html`);
+    await p.waitForFunction(() => window.__aguiPanel !== undefined);
+    await inPage(p);
+    const r = await p.evaluate(async ([text, lastArrival]) => {
+      const durationMs = (): number => Number(document.querySelector<HTMLElement>('[data-testid=timing-summary]')?.dataset.durationMs);
+      const done = window.__aguiPanel!.openFile(new TextEncoder().encode(text), 'timed.har', 'waterfall');
+      await e2e.settle(() => document.querySelector('[data-testid=waterfall] [data-testid=span]') !== null);
+      const during = { status: document.querySelector<HTMLElement>('[data-testid=status]')!.dataset.status, durationMs: durationMs() };
+      await done;
+      await e2e.settle(() => durationMs() === lastArrival);
+      const final = durationMs();
+      /** Pairs of neighbours in a row, each narrower than the Waterfall's 6 px, drawn less than 3 px apart. */
+      const tooClose = (): string[] => {
+        const rows = new Map<string, { left: number; width: number; id: string }[]>();
+        for (const el of document.querySelectorAll<HTMLElement>('[data-testid=span], [data-testid=span-cluster]')) {
+          const row = rows.get(el.style.top) ?? [];
+          row.push({ left: parseFloat(el.style.left), width: parseFloat(el.style.width), id: el.dataset.id ?? 'cluster' });
+          rows.set(el.style.top, row);
+        }
+        const out: string[] = [];
+        for (const row of rows.values()) {
+          row.sort((a, c) => a.left - c.left);
+          row.forEach((e, i) => {
+            const prev = row[i - 1];
+            if (prev && prev.width < 6 && e.width < 6 && e.left < prev.left + prev.width + 3 - 0.01) out.push(`${prev.id} at ${prev.left} and ${e.id} at ${e.left}`);
+          });
+        }
+        return out;
+      };
+      const drawn: { zoom: number; elements: number; clusters: number; tooClose: string[] }[] = [];
+      for (let zoom = 1; zoom <= 16; zoom *= 2) {
+        drawn.push({
+          zoom, elements: document.querySelectorAll('[data-testid=span], [data-testid=span-cluster]').length,
+          clusters: document.querySelectorAll('[data-testid=span-cluster]').length, tooClose: tooClose(),
+        });
+        document.querySelector<HTMLButtonElement>('[aria-label="Zoom in"]')!.click();
+        await e2e.frame();
+      }
+      return { during, final, drawn };
+    }, [text, lastArrival] as const);
+    assert.equal(r.during.status, 'loading', 'the first bars were drawn while the file was still analysed');
+    assert.ok(r.during.durationMs < lastArrival, `then ${r.during.durationMs} ms of ${lastArrival} ms had been analysed`);
+    assert.equal(r.final, lastArrival, 'once analysed, the whole file');
+    for (const d of r.drawn) assert.deepEqual(d.tooClose, [], `at ${d.zoom}×, ${d.elements} elements`);
+    assert.ok(r.drawn[0]!.clusters > 0, 'the whole exchange in view, it has clusters');
+  } finally {
+    await p.close();
+  }
 });
