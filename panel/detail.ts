@@ -4,7 +4,7 @@
  * One question per part is in flight at a time; changes meanwhile are asked for once it is answered, so a
  * fast stream costs one round trip at a time, not one per update.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
 import type { PanelExchange, SessionSource } from './model.ts';
 
@@ -71,15 +71,17 @@ function ask(source: SessionSource, x: PanelExchange, part: DetailPart, e: Entry
 function useParts<K extends DetailPart>(source: SessionSource, xs: readonly PanelExchange[], part: K | null): (ExchangeDetail[K] | null | undefined)[] {
   const es = part === null ? [] : xs.map((x) => entryOf(x, part));
   const [, rerender] = useState(0);
-  // Keyed by the entries and revisions, never by the arrays, which are new on every render.
-  useEffect(() => {
+  // Keyed by the entries and revisions, never by the arrays, which are new on every render. Run as the
+  // view is drawn, not after its frame is painted: the question leaves a frame sooner (a file's first
+  // Waterfall waits on it), and the listener is in place before any answer can come.
+  useLayoutEffect(() => {
     const l = (): void => rerender((n) => n + 1);
     for (const e of es) e.listeners.add(l);
     return () => {
       for (const e of es) e.listeners.delete(l);
     };
   }, es);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (part !== null) xs.forEach((x, i) => ask(source, x, part, es[i]!));
   }, [source, part, ...xs, ...xs.map((x) => x.rev)]);
   return es.map((e, i) => shown(e, xs[i]!) as ExchangeDetail[K] | null | undefined);

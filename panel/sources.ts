@@ -260,6 +260,11 @@ export class FileSource implements SessionSource {
           requestNote: c.analysis?.requestBodyNote ?? null, capped: c.analysis?.capped ?? false,
           report: m.report, firstContentMs: null, analysisError: null, events: [], chunks: null, rev: 0,
         };
+        // The file's first exchange is its first screen: shown at once, its views' questions asked sooner.
+        if (m.index === 0) {
+          this.emitter.now();
+          return;
+        }
         break;
       }
       case 'events': {
