@@ -77,8 +77,11 @@ export async function openInspectorPanel(context: BrowserContext, pageUrlPrefix:
   if (!browser) throw new Error('no browser-level CDP access for this context');
   const cdp = await browser.newBrowserCDPSession();
   const targets = async (): Promise<TargetInfo[]> => (await cdp.send('Target.getTargets')).targetInfos;
-  const page = (await targets()).find((t) => t.type === 'page' && t.url.startsWith(pageUrlPrefix));
+  const before = await targets();
+  const page = before.find((t) => t.type === 'page' && t.url.startsWith(pageUrlPrefix));
   if (!page) throw new Error(`no page at ${pageUrlPrefix}`);
+  // The panel page may be open on its own too (the tests open it as a page): only the frame DevTools makes is its panel.
+  const already = new Set(before.map((t) => t.targetId));
   // Target.openDevTools is missing from playwright's protocol typings; it answers with the DevTools window's target.
   const opened = (await cdp.send('Target.openDevTools' as 'Target.activateTarget', { targetId: page.targetId })) as unknown as { targetId: string };
   const devtools = await TargetSession.attach(cdp, opened.targetId);
@@ -89,7 +92,7 @@ export async function openInspectorPanel(context: BrowserContext, pageUrlPrefix:
   let found: TargetInfo | undefined;
   for (;;) {
     await devtools.eval((id) => (globalThis as unknown as { InspectorFrontendAPI: { showPanel(id: string): void } }).InspectorFrontendAPI.showPanel(id), panelId).catch(() => undefined);
-    found = (await targets()).find((t) => t.url.startsWith(panelUrl));
+    found = (await targets()).find((t) => t.type !== 'page' && !already.has(t.targetId) && t.url.startsWith(panelUrl));
     if (found) break;
     if (Date.now() > end) throw new Error('the Inspector panel did not appear in DevTools');
     await sleep(250);
