@@ -189,6 +189,11 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
     // Over an empty target of our own: a Proxy checks each answer against its target's own
     // property, which over the page's object would be one more thing the page could observe.
     return new Proxy({}, {
+      // Chromium asks whether some members are there at all (`attributionReporting`): the page's object
+      // answers, as it would to the native, and not the empty target, which would say no to everything.
+      has(_, key) {
+        return key in init;
+      },
       get(_, key) {
         if (key === 'duplex' && seen.duplex) return seen.duplex.value;
         // The page's getters see `this` as the object it passed. (Reflect.get would show as a frame
