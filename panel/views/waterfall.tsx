@@ -130,8 +130,10 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
   const total = width * zoom;
   const pxPerMs = total / end;
   const x = (ms: number): number => ms * pxPerMs;
-  const from = left / pxPerMs;
-  const to = (left + width) / pxPerMs;
+  // A pixel beyond each edge: a span at the exchange's very end (every span of a buffered stream, which
+  // arrived at one instant) lies at `to` itself, which the division may round just below it.
+  const from = (left - 1) / pxPerMs;
+  const to = (left + width + 1) / pxPerMs;
   const zoomTo = (z: number, anchorPx = width / 2): void => {
     const next = Math.max(1, Math.min(MAX_ZOOM, z));
     const at = (left + anchorPx) / pxPerMs;
