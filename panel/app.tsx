@@ -412,7 +412,7 @@ function View(p: ViewProps) {
     case 'stripped':
       return <StrippedView stripped={d.stripped!} version={report.consumerVersion} onEvent={p.goEvent} />;
     case 'identity':
-      return <><IdentityView inp={d.input!} runs={d.runs!} arriving={x.outcome === 'pending'} /><RunTreeView source={source} x={x} thread={p.thread} numberOf={p.numberOf} onSelect={p.select} /></>;
+      return <><IdentityView inp={d.input!} runs={d.runs!} /><RunTreeView source={source} x={x} thread={p.thread} numberOf={p.numberOf} onSelect={p.select} /></>;
     case 'timeline':
       return (
         <TimelineView x={x} findings={report.findings} version={report.consumerVersion} filter={p.filter} onFilter={p.setFilter} selected={p.event} onSelect={p.setEvent}

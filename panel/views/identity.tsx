@@ -18,15 +18,11 @@ interface Row {
 
 const get = (o: JsonObject | null, k: Key): unknown => (o && k in o ? o[k] : undefined);
 
-function rowsOf(inp: InputDetail, runs: RunRow[], arriving: boolean): Row[] {
+function rowsOf(inp: InputDetail, runs: RunRow[]): Row[] {
   const input = inp.input.value;
   const rows: Row[] = [{ label: 'Input', role: 'input', run: null, requested: false, values: Object.fromEntries(KEYS.map((k) => [k, get(input, k)])), bad: {} }];
-  // Which run was requested is known once the stream ends (the last to start); until then the last so far
-  // is taken for it, or a live stream's requested run would show as a replayed one carrying the input's runId.
-  let provisional = -1;
-  if (arriving && !runs.some((r) => r.run.requested)) runs.forEach((r, i) => void (r.started && (provisional = i)));
   runs.forEach((r, i) => {
-    const requested = r.run.requested || i === provisional;
+    const requested = r.run.requested;
     const startedBad: Row['bad'] = {};
     if (r.started) {
       if (input && typeof input.threadId === 'string' && r.started.threadId !== input.threadId) startedBad.threadId = "differs from the input's threadId";
@@ -46,10 +42,9 @@ function rowsOf(inp: InputDetail, runs: RunRow[], arriving: boolean): Row[] {
   return rows;
 }
 
-/** `arriving`: the exchange's stream has not ended yet. */
-export function IdentityView({ inp, runs, arriving }: { inp: InputDetail; runs: RunRow[]; arriving: boolean }) {
+export function IdentityView({ inp, runs }: { inp: InputDetail; runs: RunRow[] }) {
   if (!inp.input.value && runs.length === 0) return <Empty>Neither an input nor a run to compare.</Empty>;
-  const rows = rowsOf(inp, runs, arriving);
+  const rows = rowsOf(inp, runs);
   const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
   return (
     <section>

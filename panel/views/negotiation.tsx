@@ -41,7 +41,7 @@ export function NegotiationView({ report, inp, runs }: { report: ExchangeReport;
           <thead><tr><th scope="col">Run</th><th scope="col">runId</th><th scope="col">protocolVersion</th><th scope="col">Verdict</th></tr></thead>
           <tbody>
             {runs.map((r, i) => (
-              <tr key={i} data-testid="negotiation-run" data-verdict={r.run.negotiation}>
+              <tr key={i} data-testid="negotiation-run" data-verdict={r.run.negotiation} data-requested={String(r.run.requested)}>
                 <td>{i + 1}{r.run.requested ? ' (requested)' : ' (replayed)'}</td>
                 <td><code>{r.run.runId ?? '—'}</code></td>
                 <td>{r.run.protocolVersion === null ? <span class="muted">absent</span> : <code>{JSON.stringify(r.run.protocolVersion)}</code>}</td>

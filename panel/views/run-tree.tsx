@@ -35,7 +35,7 @@ function Node({ n, current, numberOf, onSelect }: { n: RunTreeNode; current: str
   const here = n.exchangeId === current;
   return (
     <li role="treeitem" aria-expanded={n.children.length > 0 ? true : undefined} data-testid="run-node" data-kind={n.kind} data-run-id={n.id} data-parent-run-id={n.parent ?? ''}
-      data-outcome={n.outcome} data-exchange={n.exchangeId} class={here ? 'here' : ''}>
+      data-outcome={n.outcome} data-replayed={String(n.replayed)} data-exchange={n.exchangeId} class={here ? 'here' : ''}>
       <span class="node">
         <span class="tag">{n.kind}</span>{' '}
         {n.name !== null ? <strong>{n.name} </strong> : null}

@@ -150,6 +150,10 @@ export class ExchangeAnalyzer {
   report(): ExchangeReport {
     const runs = this.verifier.runs.map((r) => ({ ...r }));
     const requested = runs.filter((r) => r.startedAt !== null).at(-1);
+    // Which run was requested is settled at the end (the stream's last to start, Verifier.checkRequested);
+    // until then a live report takes the last so far for it, or every view would show a live stream's
+    // requested run as a replayed one carrying the input's runId.
+    if (!this.ended && requested) requested.requested = true;
     const producer = requested?.protocolVersion ?? null;
     const verdicts = this.verifier.negotiations;
     const negotiation: NegotiationVerdict = verdicts.at(-1) ?? 'undeclared';

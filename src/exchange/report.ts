@@ -16,7 +16,7 @@ export interface RunReport {
   runId: string | null;
   threadId: string | null;
   parentRunId: string | null;
-  /** The stream's last run: the one the input asked for. Earlier runs are replayed history. */
+  /** The stream's last run: the one the input asked for. Earlier runs are replayed history. While the stream is open, the last so far. */
   requested: boolean;
   outcome: RunOutcome;
   /** What this run's RUN_STARTED declared, verbatim (null when absent). */

@@ -105,6 +105,27 @@ describe("a thread's runs across exchanges", () => {
     assert.equal(runTree([reconnect, first])[0]!.exchangeId, 'x1', 'whichever exchange comes first');
   });
 
+  test('while a stream arrives, its last run so far is the requested one: no view reads it as replayed until the end', () => {
+    const reading = new ExchangeReading({ source: 'x1', requestBody: JSON.stringify(input('r2')), contentType: 'text/event-stream', status: 200 });
+    const live = (): string => {
+      const report = reading.report();
+      return `${report.runs.map((r) => `${r.runId}:${r.requested ? 'requested' : 'replayed'}`).join(' ')} | ${shape(runTree([{ exchangeId: 'x1', report, subagents: null }]))}`;
+    };
+    const steps = [started('r1'), finished('r1'), started('r2'), finished('r2')].map((e, i) => {
+      reading.push(enc.encode(`data: ${JSON.stringify(e)}\n\n`), i);
+      return live();
+    });
+    assert.deepEqual(steps, [
+      'r1:requested | run:r1(running)',
+      'r1:requested | run:r1(success)',
+      'r1:replayed r2:requested | run:r1(success,replayed) run:r2(running)',
+      'r1:replayed r2:requested | run:r1(success,replayed) run:r2(success)',
+    ]);
+    reading.end(4);
+    assert.equal(live(), steps.at(-1), 'the end settles what the last live report said');
+    assert.deepEqual(reading.report().findings.filter((f) => f.category === 'identity'), []);
+  });
+
   test('parentRunId chains that loop are cut where they would close: every run shown once', () => {
     const a = analysed('x1', input('a', { parentRunId: 'b' }), [started('a', { parentRunId: 'b' }), finished('a')]);
     const b = analysed('x2', input('b', { parentRunId: 'a' }), [started('b', { parentRunId: 'a' }), finished('b')]);

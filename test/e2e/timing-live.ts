@@ -195,7 +195,7 @@ export function timingLiveTests(target: Target): void {
       }, [x.id, runId, settled] as const), 20_000);
     };
 
-    test('while the stall holds the stream, its bars are open; once it ends they close where the schedule says', async () => {
+    test('while the stall holds the stream, its bars are open and its run is the requested one; once it ends they close where the schedule says', async () => {
       const running = await start('stall');
       // Inside the 1.5 s silence: the message and the run have begun and not ended.
       const open = await until('the stall under way in the Waterfall', async () => {
@@ -203,6 +203,25 @@ export function timingLiveTests(target: Target): void {
         const message = h.spans.find((s) => s.kind === 'message');
         return message && message.endMs === '' && h.spans.find((s) => s.kind === 'run')!.endMs === '' ? h : null;
       }, 10_000);
+      // Still inside the silence: the run so far is the requested one in every view that tells, not a
+      // replayed run carrying the input's runId (which run was requested is settled only at the end).
+      const live = await panel.evaluate(async () => {
+        const read = async (tab: string): Promise<void> => {
+          document.querySelector<HTMLElement>(`[data-testid=tab-${tab}]`)?.click();
+          await e2e.frame();
+        };
+        await read('identity');
+        const requested = document.querySelectorAll('[data-testid=requested-run]').length;
+        const replayed = document.querySelectorAll('[data-testid=replayed-run]').length;
+        const mismatches = document.querySelectorAll('[data-testid=identity-row][data-mismatch=true]').length;
+        const node = document.querySelector<HTMLElement>('[data-testid=run-node][data-run-id=run-stall]');
+        const tree = node ? [node.dataset.outcome, node.dataset.replayed] : null;
+        await read('negotiation');
+        const negotiation = [...document.querySelectorAll<HTMLElement>('[data-testid=negotiation-run]')].map((r) => r.dataset.requested);
+        const pending = document.querySelector<HTMLElement>('[data-testid=exchange-row][aria-selected=true]')?.dataset.verdict;
+        return { requested, replayed, mismatches, tree, negotiation, pending };
+      }, null);
+      assert.deepEqual(live, { requested: 1, replayed: 0, mismatches: 0, tree: ['running', 'false'], negotiation: ['true'], pending: 'pending' }, 'read while the stream is held');
       await running.finish();
       const closed = await hooksOf('run-stall');
       const message = closed.spans.find((s) => s.kind === 'message')!;
