@@ -1,6 +1,6 @@
 /**
  * What the timing model costs the analysis: the 100,000-event body analysed alone and analysed with the
- * timing fed by the same pass (its hooks and every chunk), the medians side by side and their ratio
+ * timing fed by the same pass (its hooks and every chunk), side by side, and their ratio
  * against the target of at most +5 %.
  *
  * Each contender runs in processes of its own, in ABBA order (A B B A per round), each process warming up
@@ -28,12 +28,17 @@ const CHUNK = 16 * 1024;
 /** Rounds of A B B A processes; each process warms up, then measures this many analyses. */
 const ROUNDS = 8;
 const WARMUP = 3;
-const SAMPLES = 5;
+const SAMPLES = 7;
 const TARGET = 1.05;
 
 type Contender = 'plain' | 'timed';
 
-/** One process's share: the median CPU ms of its analyses, and the spans the timed one dated. */
+/**
+ * One process's share: the least CPU ms of its analyses, and the spans the timed one dated. On this shared
+ * machine another tenant's work only ever adds to a measurement (one process's analyses of the same body
+ * ran from 150 to 260 ms), so the least is the one it disturbed least; every analysis pays its own
+ * allocation's scavenges (some eight each), so the least still counts the collections the timing causes.
+ */
 interface Sample {
   ms: number;
   spans: number;
@@ -52,6 +57,8 @@ function measure(contender: Contender, dir: string): Sample {
     : (): void => {
       const t = new TimingReading({ arrival: 'chunks' });
       if (analyzeExchange(x, t.tap(chunks), { hooks: t.hooks }).verdict !== 'completed') throw new Error('the benchmark stream must be conforming');
+      // As the CLI reads it (analyzeSession): ended, then asked for its figures.
+      t.end();
       const figures = t.timing();
       spans = figures.messages!.length + figures.toolCalls!.length;
     };
@@ -64,7 +71,7 @@ function measure(contender: Contender, dir: string): Sample {
     return (d.user + d.system) / 1000;
   };
   for (let i = 0; i < WARMUP; i++) once();
-  return { ms: median(Array.from({ length: SAMPLES }, once)), spans };
+  return { ms: Math.min(...Array.from({ length: SAMPLES }, once)), spans };
 }
 
 function inProcess(contender: Contender, dir: string): Sample {
@@ -100,11 +107,11 @@ export async function timingBench(): Promise<Section[]> {
     const ratio = median(ratios);
     return [{
       title: `Timing: the analysis of a ${events.length.toLocaleString('en')}-event SSE body, without and with the timing model`,
-      columns: ['analysis', 'median CPU ms', 'ratio'],
+      columns: ['analysis', 'CPU ms (median of processes)', 'ratio'],
       rows: [['analysis alone', median(a).toFixed(1), '1.000'], ['analysis + timing', median(b).toFixed(1), ratio.toFixed(3)]],
       notes: [
         `timing adds ${((ratio - 1) * 100).toFixed(1)} % (target ≤ +${((TARGET - 1) * 100).toFixed(0)} %: ${ratio <= TARGET ? 'met' : 'MISSED'}); ${spans.toLocaleString('en')} message and tool spans dated`,
-        `${ROUNDS} rounds of A B B A, each contender in processes of its own, each process the median of ${SAMPLES} analyses after ${WARMUP} to warm up; the ratio is the median of each round's (B+B)/(A+A), which ran from ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}; ${CHUNK / 1024} KB chunks 3 ms apart`,
+        `${ROUNDS} rounds of A B B A, each contender in processes of its own, each process the least of ${SAMPLES} analyses after ${WARMUP} to warm up; the ratio is the median of each round's (B+B)/(A+A), which ran from ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}; ${CHUNK / 1024} KB chunks 3 ms apart`,
       ],
     }];
   } finally {

@@ -118,7 +118,8 @@ export function spansOf(t: Timing, kind: SpanKind): Span[] {
   return (kind === 'run' ? t.runs : kind === 'step' ? t.steps : kind === 'message' ? t.messages : kind === 'tool' ? t.toolCalls : kind === 'reasoning' ? t.reasoning : t.subagents) ?? [];
 }
 
-const str = (ev: JsonObject, key: string): string | undefined => (typeof ev[key] === 'string' ? (ev[key] as string) : undefined);
+/** A member's value when it is a string. Read as `text(ev.member)`, each a load of its own name: one shared keyed load would see every event's shape and every key. */
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /**
  * The `k`th smallest of `xs[lo..hi]`, moving smaller values before it and larger after (Hoare's
@@ -190,6 +191,7 @@ export class TimingReading {
   private burst: Burst | null = null;
   private held: Burst | null = null;
   private stamped: Burst | null = null;
+  private ended = false;
 
   constructor(private readonly o: TimingOptions) {
     this.stallMs = o.stallMs ?? DEFAULT_STALL_MS;
@@ -205,6 +207,7 @@ export class TimingReading {
 
   /** The exchange ended: the frontend calls its runs left without a result wait for a later request of the thread. */
   end(): void {
+    this.ended = true;
     this.o.thread?.ended(this, this.o.sentAt);
   }
 
@@ -221,13 +224,23 @@ export class TimingReading {
       this.declared = declaredTools(input.value);
       this.toolRoundTrips = this.o.thread?.answered(input.value, this.o.sentAt) ?? [];
     },
+    // Both run for every event, a hundred thousand times in a large body: what only some events need is
+    // done in methods of its own.
     onEnforced: (index: number, _e: unknown, received: unknown, time: number): void => {
       if (time !== this.now || this.n === 0) this.arrive(time);
       this.lastFrame = index;
       this.n++;
-      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, time);
+      const stamp = received !== null && typeof received === 'object' ? (received as JsonObject).timestamp : undefined;
+      if (typeof stamp === 'number') this.stamp(stamp, time);
     },
-    onEmit: (ev: Ev, index: number): void => this.event(ev, index),
+    onEmit: (ev: Ev, index: number): void => {
+      // Most events are content deltas: all they can tell is the first content. A subagent's are inside a
+      // message or call whose start and end carry its attribution too, so they need no look for it.
+      const type = ev.type;
+      if (type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT') {
+        if (this.firstContent === null) this.firstContent = this.now;
+      } else this.event(ev, type, index);
+    },
   };
 
   /** The first event arriving at `time`: the events before it arrived at the time before. */
@@ -263,12 +276,13 @@ export class TimingReading {
     if (!this.held || b.producedTo - b.producedFrom > this.held.producedTo - this.held.producedFrom) this.held = b;
   }
 
-  private openSpan(kind: SpanKind, id: string, index: number, owner: string | undefined, name?: string): Span {
+  /** `open` keeps it findable by id until it closes; a run is closed by the next boundary instead. Each kind's list and map are named where it is called: loads keyed by a kind would see them all. */
+  private openSpan(list: Span[], open: Map<string, Span> | null, id: string, index: number, owner: string | undefined, name?: string): Span {
     const s: Span = { id, startMs: this.now, endMs: null, startEvent: index, endEvent: null };
     if (name !== undefined) s.name = name;
-    if (owner !== undefined && kind !== 'subagent') s.subagent = owner;
-    this.lists[kind].push(s);
-    if (kind !== 'run') this.open[kind].set(id, s);
+    if (owner !== undefined) s.subagent = owner;
+    list.push(s);
+    open?.set(id, s);
     return s;
   }
 
@@ -278,49 +292,43 @@ export class TimingReading {
     s.endEvent = index;
   }
 
-  private closeOpen(kind: Exclude<SpanKind, 'run'>, id: string | undefined, index: number): void {
+  private closeOpen(open: Map<string, Span>, id: string | undefined, index: number): void {
     if (id === undefined) return;
-    this.close(this.open[kind].get(id), index);
-    this.open[kind].delete(id);
+    this.close(open.get(id), index);
+    open.delete(id);
   }
 
-  private event(ev: Ev, index: number): void {
-    const type = ev.type;
-    // Most events are content deltas; a subagent's are inside a message or call whose start and end carry
-    // its attribution too, so they need no look for it.
-    if (type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT') {
-      this.firstContent ??= this.now;
-      return;
-    }
-    const owner = str(ev, 'subagentRunId');
+  /** An event other than a content delta: it may open or close a span. */
+  private event(ev: Ev, type: string, index: number): void {
+    const owner = text(ev.subagentRunId);
     switch (type) {
       case 'RUN_STARTED':
         this.close(this.run ?? undefined, index);
-        this.run = this.openSpan('run', str(ev, 'runId') ?? '', index, owner);
+        this.run = this.openSpan(this.lists.run, null, text(ev.runId) ?? '', index, owner);
         break;
       case 'RUN_FINISHED':
       case 'RUN_ERROR':
-        if (Array.isArray(ev.usage)) this.usage.push({ runId: this.run?.id ?? str(ev, 'runId') ?? null, usage: ev.usage });
+        if (Array.isArray(ev.usage)) this.usage.push({ runId: this.run?.id ?? text(ev.runId) ?? null, usage: ev.usage });
         this.close(this.run ?? undefined, index);
         this.run = null;
         break;
       case 'STEP_STARTED': {
-        const name = str(ev, 'stepName') ?? '';
-        this.openSpan('step', name, index, owner, name);
+        const name = text(ev.stepName) ?? '';
+        this.openSpan(this.lists.step, this.open.step, name, index, owner, name);
         break;
       }
       case 'STEP_FINISHED':
-        this.closeOpen('step', str(ev, 'stepName'), index);
+        this.closeOpen(this.open.step, text(ev.stepName), index);
         break;
       case 'TEXT_MESSAGE_START':
-        this.openSpan('message', str(ev, 'messageId') ?? '', index, owner, str(ev, 'role'));
+        this.openSpan(this.lists.message, this.open.message, text(ev.messageId) ?? '', index, owner, text(ev.role));
         break;
       case 'TEXT_MESSAGE_END':
-        this.closeOpen('message', str(ev, 'messageId'), index);
+        this.closeOpen(this.open.message, text(ev.messageId), index);
         break;
       case 'TOOL_CALL_START': {
-        const name = str(ev, 'toolCallName');
-        const s = this.openSpan('tool', str(ev, 'toolCallId') ?? '', index, owner, name) as ToolSpan;
+        const name = text(ev.toolCallName);
+        const s = this.openSpan(this.lists.tool, this.open.tool, text(ev.toolCallId) ?? '', index, owner, name) as ToolSpan;
         s.side = toolSide(name !== undefined && this.declared.has(name), false);
         s.argsEndMs = null;
         s.resultMs = null;
@@ -328,7 +336,7 @@ export class TimingReading {
         break;
       }
       case 'TOOL_CALL_END': {
-        const s = this.open.tool.get(str(ev, 'toolCallId') ?? '') as ToolSpan | undefined;
+        const s = this.open.tool.get(text(ev.toolCallId) ?? '') as ToolSpan | undefined;
         if (s && s.argsEndMs === null) {
           s.argsEndMs = this.now;
           this.close(s, index);
@@ -336,7 +344,7 @@ export class TimingReading {
         break;
       }
       case 'TOOL_CALL_RESULT': {
-        const id = str(ev, 'toolCallId');
+        const id = text(ev.toolCallId);
         const s = (id === undefined ? undefined : this.open.tool.get(id)) as ToolSpan | undefined;
         if (s && s.resultMs === null) {
           s.side = toolSide(s.side === 'frontend', true);
@@ -348,21 +356,21 @@ export class TimingReading {
         break;
       }
       case 'REASONING_START':
-        this.openSpan('reasoning', str(ev, 'messageId') ?? '', index, owner);
+        this.openSpan(this.lists.reasoning, this.open.reasoning, text(ev.messageId) ?? '', index, owner);
         break;
       case 'REASONING_END':
-        this.closeOpen('reasoning', str(ev, 'messageId'), index);
+        this.closeOpen(this.open.reasoning, text(ev.messageId), index);
         break;
       case 'SUBAGENT_STARTED': {
         const id = owner ?? '';
         this.unannounced.delete(id);
         this.subagentIds.add(id);
-        this.openSpan('subagent', id, index, undefined, str(ev, 'name'));
+        this.openSpan(this.lists.subagent, this.open.subagent, id, index, undefined, text(ev.name));
         return;
       }
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR':
-        this.closeOpen('subagent', owner, index);
+        this.closeOpen(this.open.subagent, owner, index);
         return;
     }
     if (owner !== undefined) this.attributed(owner, index);
@@ -412,7 +420,9 @@ export class TimingReading {
         runs: null, steps: null, messages: null, toolCalls: null, reasoning: null, subagents: null, buffering: null, ...base,
       };
     }
-    const copy = (kind: SpanKind) => this.lists[kind].map((s) => ({ ...s }));
+    // Spans still change while the stream is open: a reader then gets copies. Once it ended they are final,
+    // and a hundred thousand-event exchange's thousands of them are handed over as they are.
+    const copy = (kind: SpanKind) => (this.ended ? this.lists[kind] : this.lists[kind].map((s) => ({ ...s })));
     return {
       source: 'chunks',
       ttfbMs: this.ttfb,
