@@ -19,7 +19,8 @@ export type DemoStep = readonly [scenario: string, opts: DemoRunOptions];
  * `Firefox: …` after `names`, each running `body` for its target.
  */
 export function bothBrowsers(names: { chromium: string; firefox: string }, body: (target: Target) => Promise<void>): void {
-  for (const [target, name] of [['chrome', `Chromium DevTools: ${names.chromium}`], ['firefox', `Firefox: ${names.firefox}`]] as const) test(name, () => body(target));
+  // Bounded, so a browser that hangs fails its own test rather than holding the whole run until CI's limit.
+  for (const [target, name] of [['chrome', `Chromium DevTools: ${names.chromium}`], ['firefox', `Firefox: ${names.firefox}`]] as const) test(name, { timeout: 180_000 }, () => body(target));
 }
 
 /** `arg` is handed to `read` in the panel (JSON-serialisable). */
