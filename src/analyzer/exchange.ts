@@ -30,6 +30,8 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   onEnforced?: (index: number, enforcement: Enforcement, received: unknown, time: number) => void;
   /** Each event the consumer handles, after chunk expansion (Verifier's `onEmit`). */
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
+  /** Of those, the ones that begin, end or stand for an item, and the first content delta (Verifier's `onItem`). */
+  onItem?: (ev: Ev, index: number) => void;
 }
 
 /** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
@@ -69,6 +71,7 @@ export class ExchangeAnalyzer {
       consumerDeclared: consumerDeclaration(this.input.value),
       onState: o.onState,
       onEmit: o.onEmit,
+      onItem: o.onItem,
       pre10: () => this.o.as === undefined && this.input.declared === null && !this.verifier.someRunDeclared,
     });
     this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);

@@ -20,7 +20,7 @@ export { HTTP_RULES } from './http.ts';
 export { INPUT_RULES } from './input.ts';
 export { VERSION_RULES } from './negotiation.ts';
 export { PatchTarget } from './patch.ts';
-export { IDENTITY_RULES, LIFECYCLE_RULES } from './runs.ts';
+export { IDENTITY_RULES, isContentDelta, LIFECYCLE_RULES } from './runs.ts';
 export { STATE_RULES } from './state.ts';
 export { RESUME_RULES } from './thread.ts';
 
@@ -38,7 +38,7 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onEmit'> } = {},
+  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onEmit' | 'onItem'> } = {},
 ): ExchangeReport {
   const a = new ExchangeAnalyzer({
     source: x.source,

@@ -150,6 +150,11 @@ interface Run {
   asked: number | null;
 }
 
+/** The events that carry an item's content (text, tool-call arguments, reasoning), after chunk expansion. */
+export function isContentDelta(type: string): boolean {
+  return type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT';
+}
+
 export interface VerifierOptions {
   sink: FindingSink;
   version: ProtocolVersion;
@@ -164,6 +169,13 @@ export interface VerifierOptions {
    * from; `own` when it is that frame's event itself, not one expansion made or synthesised.
    */
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
+  /**
+   * Of the same events, those that can begin, end or stand for something that lasts (a run, step, message,
+   * tool call, reasoning, subagent): every one but the content deltas, and of those only the first, when
+   * the content began. A reader that needs no deltas is called for one event in six of a typical stream,
+   * not for every one.
+   */
+  onItem?: (ev: Ev, index: number) => void;
   /** Whether the exchange still reads as pre-1.0: the conversation is then kept as the 0.0.59 client keeps it. */
   pre10?: () => boolean;
 }
@@ -213,8 +225,15 @@ export class Verifier {
   /** The frame index and event expanded events come from, for `emit`, which the expander calls once per event. */
   private at = 0;
   private handed: Ev | null = null;
+  /** A content delta was handed to `onItem`: the later ones are not. */
+  private contentBegan = false;
   private readonly emit = (e: Ev): void => {
     this.o.onEmit?.(e, this.at, e === this.handed);
+    const onItem = this.o.onItem;
+    if (onItem !== undefined && (!isContentDelta(e.type) || !this.contentBegan)) {
+      this.contentBegan ||= isContentDelta(e.type);
+      onItem(e, this.at);
+    }
     this.one(e, this.at);
     this.consumer.apply(e, this.at);
   };

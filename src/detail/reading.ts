@@ -103,7 +103,6 @@ export class ExchangeReading {
       },
       onEmit: (ev, index, own) => {
         o.onEmit?.(ev, index, own);
-        timing?.hooks.onEmit(ev, index);
         tools.hooks.onEmit(ev, index);
         this.subagents.see(ev, index);
         this.settleConversation();
@@ -113,6 +112,8 @@ export class ExchangeReading {
         else if (!own) this.out = this.own ? [this.own, ev] : [ev];
         else this.own = ev;
       },
+      // Only the timing reads items alone: without it, and no one else asking, the analyzer looks for none.
+      onItem: timing && o.onItem ? (ev, index) => { o.onItem!(ev, index); timing.hooks.onItem(ev, index); } : timing?.hooks.onItem ?? o.onItem,
       onState: (step) => {
         o.onState?.(step);
         this.steps.push({ step, type: this.lastType });

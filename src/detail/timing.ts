@@ -1,7 +1,7 @@
 /**
  * Where the time of one exchange went, read from when each event arrived: the arrival of the chunk that
  * completed its frame, ms after the request started (CapturedExchange.arrival `chunks`). It is fed by the
- * same pass that analyses the exchange (the analyzer's `onEnforced` and `onEmit`, and each chunk as it is
+ * same pass that analyses the exchange (the analyzer's `onEnforced` and `onItem`, and each chunk as it is
  * pushed). The events that one chunk completed arrived at one time, zero apart: it keeps one entry per
  * arrival time, not per event, in typed arrays, and the figures that need every gap (percentiles, stalls
  * against a threshold) are worked out from those when they are asked for.
@@ -9,7 +9,7 @@
  * A source that recorded only a HAR entry's timings gives time to first byte and duration; the members
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
  */
-import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
+import { analyzeExchange, isContentDelta, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
 import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
@@ -224,8 +224,6 @@ export class TimingReading {
       this.declared = declaredTools(input.value);
       this.toolRoundTrips = this.o.thread?.answered(input.value, this.o.sentAt) ?? [];
     },
-    // Both run for every event, a hundred thousand times in a large body: what only some events need is
-    // done in methods of its own.
     onEnforced: (index: number, _e: unknown, received: unknown, time: number): void => {
       if (time !== this.now || this.n === 0) this.arrive(time);
       this.lastFrame = index;
@@ -233,13 +231,13 @@ export class TimingReading {
       const stamp = received !== null && typeof received === 'object' ? (received as JsonObject).timestamp : undefined;
       if (typeof stamp === 'number') this.stamp(stamp, time);
     },
-    onEmit: (ev: Ev, index: number): void => {
-      // Most events are content deltas: all they can tell is the first content. A subagent's are inside a
-      // message or call whose start and end carry its attribution too, so they need no look for it.
+    // Content deltas, most events, can only tell when the content began: the analyzer hands over the first
+    // of them and none after. A subagent's are inside a message or call whose start and end carry its
+    // attribution too, so they need no look for it.
+    onItem: (ev: Ev, index: number): void => {
       const type = ev.type;
-      if (type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT') {
-        if (this.firstContent === null) this.firstContent = this.now;
-      } else this.event(ev, type, index);
+      if (isContentDelta(type)) this.firstContent ??= this.now;
+      else this.event(ev, type, index);
     },
   };
 

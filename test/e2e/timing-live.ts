@@ -206,17 +206,18 @@ export function timingLiveTests(target: Target): void {
       // Still inside the silence: the run so far is the requested one in every view that tells, not a
       // replayed run carrying the input's runId (which run was requested is settled only at the end).
       const live = await panel.evaluate(async () => {
-        const read = async (tab: string): Promise<void> => {
+        // Each view asks for its detail as it is drawn: read once the answer about the stream so far is in.
+        const read = async (tab: string, ...ready: string[]): Promise<void> => {
           document.querySelector<HTMLElement>(`[data-testid=tab-${tab}]`)?.click();
-          await e2e.frame();
+          await e2e.settle(() => ready.every((r) => document.querySelector(r) !== null));
         };
-        await read('identity');
+        await read('identity', '[data-testid=identity-row][data-role=started]', '[data-testid=run-node]');
         const requested = document.querySelectorAll('[data-testid=requested-run]').length;
         const replayed = document.querySelectorAll('[data-testid=replayed-run]').length;
         const mismatches = document.querySelectorAll('[data-testid=identity-row][data-mismatch=true]').length;
         const node = document.querySelector<HTMLElement>('[data-testid=run-node][data-run-id=run-stall]');
         const tree = node ? [node.dataset.outcome, node.dataset.replayed] : null;
-        await read('negotiation');
+        await read('negotiation', '[data-testid=negotiation-run]');
         const negotiation = [...document.querySelectorAll<HTMLElement>('[data-testid=negotiation-run]')].map((r) => r.dataset.requested);
         const pending = document.querySelector<HTMLElement>('[data-testid=exchange-row][aria-selected=true]')?.dataset.verdict;
         return { requested, replayed, mismatches, tree, negotiation, pending };
