@@ -13,14 +13,14 @@ export type { StateStep } from './state.ts';
 export { PRE_1_0_READINGS } from './era.ts';
 export type * from './types.ts';
 /** Each family's rules, for the rule list and the tests. */
-export { CHUNK_RULES } from './chunks.ts';
+export { CHUNK_RULES, isContentDelta } from './chunks.ts';
 export { CONVERSATION_RULES, ConsumerModel, type HeldChange, type HeldMessage, type Origin } from './consumer.ts';
 export { DISCIPLINE_RULES } from './discipline.ts';
 export { HTTP_RULES } from './http.ts';
 export { INPUT_RULES } from './input.ts';
 export { VERSION_RULES } from './negotiation.ts';
 export { PatchTarget } from './patch.ts';
-export { IDENTITY_RULES, isContentDelta, LIFECYCLE_RULES } from './runs.ts';
+export { IDENTITY_RULES, LIFECYCLE_RULES } from './runs.ts';
 export { STATE_RULES } from './state.ts';
 export { RESUME_RULES } from './thread.ts';
 

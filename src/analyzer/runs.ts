@@ -1,6 +1,6 @@
 import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
 import { defineRules, type ProtocolVersion } from '../rules/index.ts';
-import { ChunkExpander } from './chunks.ts';
+import { ChunkExpander, isContentDelta } from './chunks.ts';
 import { ConsumerModel } from './consumer.ts';
 import { RunDiscipline } from './discipline.ts';
 import { str, type Ev } from './event.ts';
@@ -150,11 +150,6 @@ interface Run {
   asked: number | null;
 }
 
-/** The events that carry an item's content (text, tool-call arguments, reasoning), after chunk expansion. */
-export function isContentDelta(type: string): boolean {
-  return type === 'TEXT_MESSAGE_CONTENT' || type === 'TOOL_CALL_ARGS' || type === 'REASONING_MESSAGE_CONTENT';
-}
-
 export interface VerifierOptions {
   sink: FindingSink;
   version: ProtocolVersion;
@@ -230,9 +225,12 @@ export class Verifier {
   private readonly emit = (e: Ev): void => {
     this.o.onEmit?.(e, this.at, e === this.handed);
     const onItem = this.o.onItem;
-    if (onItem !== undefined && (!isContentDelta(e.type) || !this.contentBegan)) {
-      this.contentBegan ||= isContentDelta(e.type);
-      onItem(e, this.at);
+    if (onItem !== undefined) {
+      const content = isContentDelta(e.type);
+      if (!content || !this.contentBegan) {
+        this.contentBegan ||= content;
+        onItem(e, this.at);
+      }
     }
     this.one(e, this.at);
     this.consumer.apply(e, this.at);

@@ -228,8 +228,7 @@ export class TimingReading {
       if (time !== this.now || this.n === 0) this.arrive(time);
       this.lastFrame = index;
       this.n++;
-      const stamp = received !== null && typeof received === 'object' ? (received as JsonObject).timestamp : undefined;
-      if (typeof stamp === 'number') this.stamp(stamp, time);
+      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, time);
     },
     // Content deltas, most events, can only tell when the content began: the analyzer hands over the first
     // of them and none after. A subagent's are inside a message or call whose start and end carry its
