@@ -75,12 +75,6 @@ const FAMILIES: Record<Kind, Family> = {
   },
 };
 const KIND_OF_CHUNK = new Map<string, Kind>(Object.entries(FAMILIES).map(([k, f]) => [f.chunk, k as Kind]));
-const CONTENT_DELTAS = new Set(Object.values(FAMILIES).map((f) => f.content));
-
-/** The events that carry an item's content (text, tool-call arguments, reasoning), as chunk expansion makes them. */
-export function isContentDelta(type: string): boolean {
-  return CONTENT_DELTAS.has(type);
-}
 
 /** Events that stand aside from assembly and close nothing (streaming#closing-a-chunk-stream). */
 const BYSTANDERS = new Set(['RAW', 'ACTIVITY_SNAPSHOT', 'ACTIVITY_DELTA', 'REASONING_ENCRYPTED_VALUE', 'SUBAGENT_STARTED']);

@@ -182,7 +182,8 @@ export class RunDiscipline {
 
   constructor(private readonly sink: FindingSink) {}
 
-  handle(ev: Ev, index: number): void {
+  /** Whether `ev` carries an item's content (text, tool-call arguments, reasoning): a triad's `continue`. */
+  handle(ev: Ev, index: number): boolean {
     // Read once: every event type meets this code, so each read of a member is a generic lookup.
     const { type } = ev;
     const owner = ownerOf(ev);
@@ -190,20 +191,26 @@ export class RunDiscipline {
       this.attributedBeforeAnnounce.add(owner);
     }
     const triad = TRIADS.get(type);
-    if (triad) return this.triad(triad[0], triad[1], ev, owner, index);
+    if (triad) {
+      this.triad(triad[0], triad[1], ev, owner, index);
+      return triad[1] === 'continue';
+    }
     switch (type) {
       case 'STEP_STARTED':
       case 'STEP_FINISHED':
-        return this.step(ev, owner, index);
+        this.step(ev, owner, index);
+        break;
       case 'SUBAGENT_STARTED':
-        return this.subagentStarted(ev, index);
+        this.subagentStarted(ev, index);
+        break;
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR':
-        return this.subagentEnded(ev, index);
+        this.subagentEnded(ev, index);
+        break;
       case 'ACTIVITY_SNAPSHOT': {
         const id = str(ev, 'messageId');
         if (id !== undefined) this.messageOwners.set(id, owner);
-        return;
+        break;
       }
       case 'ACTIVITY_DELTA': {
         const id = str(ev, 'messageId');
@@ -212,9 +219,10 @@ export class RunDiscipline {
         if (opener !== undefined && typeof ev.subagentRunId === 'string' && ev.subagentRunId !== opener) {
           this.mismatch(ev, opener, `activity message ${JSON.stringify(id)}`, index);
         }
-        return;
+        break;
       }
     }
+    return false;
   }
 
   /** RUN_FINISHED: everything opened must be closed already. */

@@ -28,10 +28,16 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   onInput?: (input: InputAnalysis) => void;
   /** Each decoded frame's enforcement, the one its findings come from, with the value as received and when the chunk completing it arrived. */
   onEnforced?: (index: number, enforcement: Enforcement, received: unknown, time: number) => void;
+  /**
+   * Before and after each push, and the end: how many frames were enforced so far and the index of the
+   * latest, and that the frames handled next arrive at `time` (their chunk's). A reader that needs only when
+   * the events arrived (the timing) learns it once per chunk, where `onEnforced` would be once per event.
+   */
+  onArrival?: (time: number, enforced: number, latest: number) => void;
   /** Each event the consumer handles, after chunk expansion (Verifier's `onEmit`). */
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
   /** Of those, the ones that begin, end or stand for an item, and the first content delta (Verifier's `onItem`). */
-  onItem?: (ev: Ev, index: number) => void;
+  onItem?: (ev: Ev, index: number, content: boolean) => void;
 }
 
 /** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
@@ -51,6 +57,9 @@ export class ExchangeAnalyzer {
   private readonly decoder;
   private readonly verifier: Verifier;
   private index = 0;
+  /** Frames enforced so far, and the index of the latest (`onArrival`). */
+  private enforced = 0;
+  private latest = -1;
   private ended = false;
   private readonly rejected: boolean;
 
@@ -84,7 +93,9 @@ export class ExchangeAnalyzer {
   push(chunk: Uint8Array, time: number): void {
     // The loop of `pushing` without its pause per frame: a body read from a file has a hundred thousand of them.
     if (this.ended || this.rejected) return;
+    this.o.onArrival?.(time, this.enforced, this.latest);
     for (let at = 0; at < chunk.length; at += SLICE) for (const item of this.decoder.push(chunk.subarray(at, at + SLICE), time)) this.item(item);
+    this.o.onArrival?.(time, this.enforced, this.latest);
   }
 
   /**
@@ -93,6 +104,7 @@ export class ExchangeAnalyzer {
    */
   *pushing(chunk: Uint8Array, time: number): Generator<void, void> {
     if (this.ended || this.rejected) return;
+    this.o.onArrival?.(time, this.enforced, this.latest);
     // A body read whole (a file) is fed in slices: each slice's events are judged and let go while
     // young, instead of every event of the body being decoded, held and promoted before the first is judged.
     for (let at = 0; at < chunk.length; at += SLICE) {
@@ -101,6 +113,7 @@ export class ExchangeAnalyzer {
         yield;
       }
     }
+    this.o.onArrival?.(time, this.enforced, this.latest);
   }
 
   /** The body ended; `abandoned` when the consumer itself aborted it or stopped reading (not the producer's doing). */
@@ -108,7 +121,9 @@ export class ExchangeAnalyzer {
     if (this.ended) return;
     this.ended = true;
     if (this.rejected) return;
+    this.o.onArrival?.(time, this.enforced, this.latest);
     for (const item of this.decoder.end(time)) this.item(item);
+    this.o.onArrival?.(time, this.enforced, this.latest);
     this.verifier.end(abandoned);
     const threadId = this.input.value?.threadId;
     if (this.o.thread && typeof threadId === 'string') this.o.thread.record(threadId, this.verifier.runs, (r) => this.verifier.interrupts.get(r) ?? new Map());
@@ -136,8 +151,10 @@ export class ExchangeAnalyzer {
         this.sink.add(f, result.verdict === 'fatal' && f.rule === SCHEMA_RULES.malformed.id, pre10 && pre10ReadinessOnly(f, item.value, legacy?.paths ?? []));
       }
     }
-    // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
+    this.enforced++;
+    this.latest = index!;
     this.o.onEnforced?.(index!, result, item.value, item.time);
+    // The 1.0 reading loses an event its nulls make malformed; a pre-1.0 client reads it with them absent.
     const judged = legacy && result.verdict === 'fatal' ? enforce.event(legacy.event, this.version) : result;
     if (judged.verdict === 'ok' && isObject(judged.value)) this.verifier.handle(judged.value as Ev, index!);
     else if (judged.verdict === 'fatal' && isObject(item.value) && (item.value.type === 'RUN_FINISHED' || item.value.type === 'RUN_ERROR')) this.verifier.rejectedTerminal(item.value.type, index!);

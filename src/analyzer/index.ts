@@ -13,7 +13,7 @@ export type { StateStep } from './state.ts';
 export { PRE_1_0_READINGS } from './era.ts';
 export type * from './types.ts';
 /** Each family's rules, for the rule list and the tests. */
-export { CHUNK_RULES, isContentDelta } from './chunks.ts';
+export { CHUNK_RULES } from './chunks.ts';
 export { CONVERSATION_RULES, ConsumerModel, type HeldChange, type HeldMessage, type Origin } from './consumer.ts';
 export { DISCIPLINE_RULES } from './discipline.ts';
 export { HTTP_RULES } from './http.ts';
@@ -38,7 +38,7 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onEmit' | 'onItem'> } = {},
+  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onArrival' | 'onEmit' | 'onItem'> } = {},
 ): ExchangeReport {
   const a = new ExchangeAnalyzer({
     source: x.source,

@@ -1,6 +1,6 @@
 import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
 import { defineRules, type ProtocolVersion } from '../rules/index.ts';
-import { ChunkExpander, isContentDelta } from './chunks.ts';
+import { ChunkExpander } from './chunks.ts';
 import { ConsumerModel } from './consumer.ts';
 import { RunDiscipline } from './discipline.ts';
 import { str, type Ev } from './event.ts';
@@ -167,10 +167,10 @@ export interface VerifierOptions {
   /**
    * Of the same events, those that can begin, end or stand for something that lasts (a run, step, message,
    * tool call, reasoning, subagent): every one but the content deltas, and of those only the first, when
-   * the content began. A reader that needs no deltas is called for one event in six of a typical stream,
-   * not for every one.
+   * the content began (`content`, as item discipline tells it). A reader that needs no deltas is called for
+   * one event in six of a typical stream, not for every one.
    */
-  onItem?: (ev: Ev, index: number) => void;
+  onItem?: (ev: Ev, index: number, content: boolean) => void;
   /** Whether the exchange still reads as pre-1.0: the conversation is then kept as the 0.0.59 client keeps it. */
   pre10?: () => boolean;
 }
@@ -224,15 +224,12 @@ export class Verifier {
   private contentBegan = false;
   private readonly emit = (e: Ev): void => {
     this.o.onEmit?.(e, this.at, e === this.handed);
+    const content = this.one(e, this.at);
     const onItem = this.o.onItem;
-    if (onItem !== undefined) {
-      const content = isContentDelta(e.type);
-      if (!content || !this.contentBegan) {
-        this.contentBegan ||= content;
-        onItem(e, this.at);
-      }
+    if (onItem !== undefined && (!content || !this.contentBegan)) {
+      this.contentBegan ||= content;
+      onItem(e, this.at, content);
     }
-    this.one(e, this.at);
     this.consumer.apply(e, this.at);
   };
 
@@ -259,25 +256,30 @@ export class Verifier {
     this.checkRequested(abandoned);
   }
 
-  private one(ev: Ev, index: number): void {
+  /** Whether `ev` carried an item's content (RunDiscipline.handle). */
+  private one(ev: Ev, index: number): boolean {
     const first = !this.seenAny;
     this.seenAny = true;
     const { sink } = this.o;
     switch (ev.type) {
       case 'RUN_STARTED':
-        return this.started(ev, index);
+        this.started(ev, index);
+        return false;
       case 'RUN_FINISHED':
-        return this.finished(ev, index, first);
+        this.finished(ev, index, first);
+        return false;
       case 'RUN_ERROR':
-        return this.errored(ev, index);
+        this.errored(ev, index);
+        return false;
     }
     if (first) sink.report(LIFECYCLE_RULES.firstEvent, `First event must be 'RUN_STARTED' or 'RUN_ERROR', not '${ev.type}'`, { event: index, path: '/type' });
     else if (this.current && this.current.status !== 'active') {
       sink.report(LIFECYCLE_RULES.afterClose, `'${ev.type}' arrived after run ${JSON.stringify(this.current.report.runId)} closed with '${this.current.status === 'finished' ? 'RUN_FINISHED' : 'RUN_ERROR'}'`, { event: index, path: '/type' });
     }
     if (this.current?.status === 'active' && ev.type === 'CUSTOM' && ASKING_CUSTOM_EVENTS.has(str(ev, 'name') ?? '')) this.current.asked ??= index;
-    (this.current?.status === 'active' ? this.current.discipline : this.orphan).handle(ev, index);
+    const content = (this.current?.status === 'active' ? this.current.discipline : this.orphan).handle(ev, index);
     this.state.handle(ev, index);
+    return content;
   }
 
   private started(ev: Ev, index: number): void {

@@ -90,9 +90,10 @@ export class ExchangeReading {
         timing?.hooks.onInput(input);
         tools.hooks.onInput(input.value);
       },
+      onArrival: timing && o.onArrival ? (time, enforced, latest) => { o.onArrival!(time, enforced, latest); timing.hooks.onArrival(time, enforced, latest); } : timing?.hooks.onArrival ?? o.onArrival,
       onEnforced: (index, result, received, time) => {
         o.onEnforced?.(index, result, received, time);
-        timing?.hooks.onEnforced(index, result, received, time);
+        timing?.hooks.onEnforced(index, result, received);
         this.settle();
         const type = isObject(received) && typeof received.type === 'string' ? received.type : null;
         this.lastType = type ?? '';
@@ -113,7 +114,7 @@ export class ExchangeReading {
         else this.own = ev;
       },
       // Only the timing reads items alone: without it, and no one else asking, the analyzer looks for none.
-      onItem: timing && o.onItem ? (ev, index) => { o.onItem!(ev, index); timing.hooks.onItem(ev, index); } : timing?.hooks.onItem ?? o.onItem,
+      onItem: timing && o.onItem ? (ev, index, content) => { o.onItem!(ev, index, content); timing.hooks.onItem(ev, index, content); } : timing?.hooks.onItem ?? o.onItem,
       onState: (step) => {
         o.onState?.(step);
         this.steps.push({ step, type: this.lastType });

@@ -1,15 +1,15 @@
 /**
  * Where the time of one exchange went, read from when each event arrived: the arrival of the chunk that
  * completed its frame, ms after the request started (CapturedExchange.arrival `chunks`). It is fed by the
- * same pass that analyses the exchange (the analyzer's `onEnforced` and `onItem`, and each chunk as it is
- * pushed). The events that one chunk completed arrived at one time, zero apart: it keeps one entry per
- * arrival time, not per event, in typed arrays, and the figures that need every gap (percentiles, stalls
- * against a threshold) are worked out from those when they are asked for.
+ * same pass that analyses the exchange (the analyzer's `onArrival`, `onEnforced` and `onItem`, and each chunk
+ * as it is pushed). The events that one chunk completed arrived at one time, zero apart: it keeps one entry
+ * per arrival time, not per event, in typed arrays, told once per chunk, and the figures that need every gap
+ * (percentiles, stalls against a threshold) are worked out from those when they are asked for.
  *
  * A source that recorded only a HAR entry's timings gives time to first byte and duration; the members
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
  */
-import { analyzeExchange, isContentDelta, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
+import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
 import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 import { isObject, type JsonObject } from '../json.ts';
@@ -165,13 +165,12 @@ export interface TimingOptions {
 
 /** The timing of one exchange as its analysis goes; `hooks` go to the analyzer, `chunk` sees every chunk pushed. */
 export class TimingReading {
-  /** Each arrival time, in order, and the last frame that arrived at it (set when the next time begins). */
+  /** Each arrival time, in order, and the last frame that arrived at it. */
   private times = new Float64Array(256);
   private lastFrames = new Int32Array(256);
   private arrivals = 0;
-  /** Events enforced so far, and the frame of the latest. */
+  /** Events enforced so far. */
   private n = 0;
-  private lastFrame = -1;
   private ttfb: number | null = null;
   private lastByte: number | null = null;
   private firstContent: number | null = null;
@@ -224,28 +223,33 @@ export class TimingReading {
       this.declared = declaredTools(input.value);
       this.toolRoundTrips = this.o.thread?.answered(input.value, this.o.sentAt) ?? [];
     },
-    onEnforced: (index: number, _e: unknown, received: unknown, time: number): void => {
-      if (time !== this.now || this.n === 0) this.arrive(time);
-      this.lastFrame = index;
-      this.n++;
-      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, time);
+    /** Once per chunk: the frames enforced since the last call arrived at the time before this one. */
+    onArrival: (time: number, enforced: number, latest: number): void => {
+      if (enforced > this.n) this.arrived(enforced, latest);
+      if (time === this.now) return;
+      const a = this.arrivals;
+      if (a > 0 && time - this.times[a - 1]! > BURST_GAP_MS) this.burst = null;
+      this.now = time;
+    },
+    onEnforced: (_index: number, _e: unknown, received: unknown): void => {
+      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, this.now);
     },
     // Content deltas, most events, can only tell when the content began: the analyzer hands over the first
     // of them and none after. A subagent's are inside a message or call whose start and end carry its
     // attribution too, so they need no look for it.
-    onItem: (ev: Ev, index: number): void => {
-      const type = ev.type;
-      if (isContentDelta(type)) this.firstContent ??= this.now;
-      else this.event(ev, type, index);
+    onItem: (ev: Ev, index: number, content: boolean): void => {
+      if (content) this.firstContent ??= this.now;
+      else this.event(ev, ev.type, index);
     },
   };
 
-  /** The first event arriving at `time`: the events before it arrived at the time before. */
-  private arrive(time: number): void {
+  /** Events up to `enforced` in all, the latest frame `latest`, arrived at `now`: one entry per arrival time. */
+  private arrived(enforced: number, latest: number): void {
+    this.n = enforced;
     const a = this.arrivals;
-    if (a > 0) {
-      this.lastFrames[a - 1] = this.lastFrame;
-      if (time - this.now > BURST_GAP_MS) this.burst = null;
+    if (a > 0 && this.times[a - 1] === this.now) {
+      this.lastFrames[a - 1] = latest;
+      return;
     }
     if (a === this.times.length) {
       const times = new Float64Array(a * 2);
@@ -255,9 +259,9 @@ export class TimingReading {
       lastFrames.set(this.lastFrames);
       this.lastFrames = lastFrames;
     }
-    this.times[a] = time;
+    this.times[a] = this.now;
+    this.lastFrames[a] = latest;
     this.arrivals = a + 1;
-    this.now = time;
   }
 
   /** Follows the producer's clock against the arrivals: over the whole stream, and within each burst. */

@@ -92,6 +92,22 @@ test('a frame split over chunks arrives with its last chunk; chunk events count 
   assert.deepEqual(t.messages!.map((m) => [m.startMs, m.endMs]), [[420, 430]], 'the expansion closes it at the run’s end');
 });
 
+test('read while the stream arrives, the figures hold every event of the chunks pushed so far', () => {
+  const input = { threadId: T, runId: 'r1', protocolVersion: '1.0', messages: [] };
+  const reading = new ExchangeReading({ source: 'x', requestBody: JSON.stringify(input), contentType: SSE, status: 200, arrival: 'chunks', stallMs: 500 });
+  reading.push(enc.encode(started), 100);
+  assert.equal(reading.part('timing')!.firstEventMs, 100, 'the first chunk’s event, before any other chunk came');
+  const message = frame({ type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }) + frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hi' });
+  reading.push(enc.encode(message.slice(0, 30)), 250);
+  assert.equal(reading.part('timing')!.gaps, null, 'a chunk that completes no frame is no arrival: one event, no gap');
+  reading.push(enc.encode(message.slice(30)), 900);
+  const live = reading.part('timing')!;
+  assert.equal(live.firstContentMs, 900);
+  assert.deepEqual(live.stalls, [{ afterEvent: 0, ms: 800, atMs: 100 }]);
+  assert.deepEqual(live.gaps, { p50: 0, p95: 800, max: 800 });
+  assert.deepEqual(live.messages!.map((m) => [m.startMs, m.endMs]), [[900, null]]);
+});
+
 test('no recorded times: no timing; a HAR entry’s timings only: TTFB and duration, nothing per event', () => {
   assert.equal(timed(SCHEDULE, { arrival: null }), null);
   const t = timed(SCHEDULE, { arrival: { ttfbMs: 80, durationMs: 3000 } })!;
