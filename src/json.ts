@@ -6,6 +6,14 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * `v` when it is a string. Called on a member as read (`asString(ev.runId)`), each load is one of its own
+ * name at its own site, where a shared keyed load would see every event's shape and every key.
+ */
+export function asString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
 /** RFC 6901 reference token escaping. */
 export function pointerToken(key: string | number): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1');

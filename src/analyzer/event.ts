@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../json.ts';
+import { asString, isObject, type JsonObject } from '../json.ts';
 
 /** An event that passed enforcement: an object whose `type` the judged version describes. */
 export interface Ev extends JsonObject {
@@ -12,8 +12,7 @@ export function ownerOf(ev: JsonObject): string {
 }
 
 export function str(ev: JsonObject, key: string): string | undefined {
-  const v = ev[key];
-  return typeof v === 'string' ? v : undefined;
+  return asString(ev[key]);
 }
 
 export function describeOwner(owner: string): string {

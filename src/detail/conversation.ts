@@ -9,7 +9,7 @@
  * `reordered` names the held messages the snapshot lists in another order, whose place the consumer keeps.
  */
 import type { ConsumerModel, HeldChange, HeldMessage, Origin } from '../analyzer/index.ts';
-import { isObject, type JsonObject } from '../json.ts';
+import { asString, isObject, type JsonObject } from '../json.ts';
 
 export interface ToolCallView {
   id: string;
@@ -79,15 +79,13 @@ export interface KeptChange {
   was?: HeldMessage;
 }
 
-const s = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
 /** A held or listed message's content as the views show it. */
 export function contentOf(m: JsonObject): ConvContent {
   return {
     content: m.content ?? '',
     toolCalls: (Array.isArray(m.toolCalls) ? m.toolCalls.filter(isObject) : []).map((c) => {
       const fn = isObject(c.function) ? c.function : {};
-      return { id: s(c.id) ?? '', name: s(fn.name) ?? '', arguments: s(fn.arguments) ?? '' };
+      return { id: asString(c.id) ?? '', name: asString(fn.name) ?? '', arguments: asString(fn.arguments) ?? '' };
     }),
     ...(typeof m.toolCallId === 'string' ? { toolCallId: m.toolCallId } : {}),
     ...(typeof m.activityType === 'string' ? { activityType: m.activityType } : {}),
@@ -95,7 +93,7 @@ export function contentOf(m: JsonObject): ConvContent {
 }
 
 function viewOfMessage(model: ConsumerModel, m: HeldMessage): ConvMessage {
-  return { id: s(m.id) ?? '', role: s(m.role) ?? '?', ...contentOf(m), event: model.eventOf(m), origin: model.originOf(m)?.how ?? 'stream' };
+  return { id: asString(m.id) ?? '', role: asString(m.role) ?? '?', ...contentOf(m), event: model.eventOf(m), origin: model.originOf(m)?.how ?? 'stream' };
 }
 
 /** What the model holds, as the views show it. */
@@ -136,7 +134,7 @@ export function keptChanges(noted: readonly HeldChange[]): KeptChange[] {
     const change: ConvChangeKind | null = moved.has(c) ? 'reordered' : c.change === 'kept' ? null : c.change;
     if (change === null) continue;
     const m = c.message;
-    const row: KeptChange = { change, id: s(m.id) ?? '', role: s(m.role) ?? '?' };
+    const row: KeptChange = { change, id: asString(m.id) ?? '', role: asString(m.role) ?? '?' };
     if (typeof m.activityType === 'string') row.activityType = m.activityType;
     if (c.listed !== undefined) row.listed = c.listed;
     if (c.was) row.was = c.was;

@@ -12,7 +12,7 @@
 import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
 import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
-import { isObject, type JsonObject } from '../json.ts';
+import { asString, isObject, type JsonObject } from '../json.ts';
 import { declaredTools, toolSide, type ToolSide } from './tool-side.ts';
 
 /** A gap between two events at least this long is a stall, unless the reader is told otherwise (`--stall-ms`). */
@@ -117,9 +117,6 @@ export interface Timing {
 export function spansOf(t: Timing, kind: SpanKind): Span[] {
   return (kind === 'run' ? t.runs : kind === 'step' ? t.steps : kind === 'message' ? t.messages : kind === 'tool' ? t.toolCalls : kind === 'reasoning' ? t.reasoning : t.subagents) ?? [];
 }
-
-/** A member's value when it is a string. Read as `text(ev.member)`, each a load of its own name: one shared keyed load would see every event's shape and every key. */
-const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /**
  * The `k`th smallest of `xs[lo..hi]`, moving smaller values before it and larger after (Hoare's
@@ -301,35 +298,35 @@ export class TimingReading {
 
   /** An event other than a content delta: it may open or close a span. */
   private event(ev: Ev, type: string, index: number): void {
-    const owner = text(ev.subagentRunId);
+    const owner = asString(ev.subagentRunId);
     switch (type) {
       case 'RUN_STARTED':
         this.close(this.run ?? undefined, index);
-        this.run = this.openSpan(this.lists.run, null, text(ev.runId) ?? '', index, owner);
+        this.run = this.openSpan(this.lists.run, null, asString(ev.runId) ?? '', index, owner);
         break;
       case 'RUN_FINISHED':
       case 'RUN_ERROR':
-        if (Array.isArray(ev.usage)) this.usage.push({ runId: this.run?.id ?? text(ev.runId) ?? null, usage: ev.usage });
+        if (Array.isArray(ev.usage)) this.usage.push({ runId: this.run?.id ?? asString(ev.runId) ?? null, usage: ev.usage });
         this.close(this.run ?? undefined, index);
         this.run = null;
         break;
       case 'STEP_STARTED': {
-        const name = text(ev.stepName) ?? '';
+        const name = asString(ev.stepName) ?? '';
         this.openSpan(this.lists.step, this.open.step, name, index, owner, name);
         break;
       }
       case 'STEP_FINISHED':
-        this.closeOpen(this.open.step, text(ev.stepName), index);
+        this.closeOpen(this.open.step, asString(ev.stepName), index);
         break;
       case 'TEXT_MESSAGE_START':
-        this.openSpan(this.lists.message, this.open.message, text(ev.messageId) ?? '', index, owner, text(ev.role));
+        this.openSpan(this.lists.message, this.open.message, asString(ev.messageId) ?? '', index, owner, asString(ev.role));
         break;
       case 'TEXT_MESSAGE_END':
-        this.closeOpen(this.open.message, text(ev.messageId), index);
+        this.closeOpen(this.open.message, asString(ev.messageId), index);
         break;
       case 'TOOL_CALL_START': {
-        const name = text(ev.toolCallName);
-        const s = this.openSpan(this.lists.tool, this.open.tool, text(ev.toolCallId) ?? '', index, owner, name) as ToolSpan;
+        const name = asString(ev.toolCallName);
+        const s = this.openSpan(this.lists.tool, this.open.tool, asString(ev.toolCallId) ?? '', index, owner, name) as ToolSpan;
         s.side = toolSide(name !== undefined && this.declared.has(name), false);
         s.argsEndMs = null;
         s.resultMs = null;
@@ -337,7 +334,7 @@ export class TimingReading {
         break;
       }
       case 'TOOL_CALL_END': {
-        const s = this.open.tool.get(text(ev.toolCallId) ?? '') as ToolSpan | undefined;
+        const s = this.open.tool.get(asString(ev.toolCallId) ?? '') as ToolSpan | undefined;
         if (s && s.argsEndMs === null) {
           s.argsEndMs = this.now;
           this.close(s, index);
@@ -345,7 +342,7 @@ export class TimingReading {
         break;
       }
       case 'TOOL_CALL_RESULT': {
-        const id = text(ev.toolCallId);
+        const id = asString(ev.toolCallId);
         const s = (id === undefined ? undefined : this.open.tool.get(id)) as ToolSpan | undefined;
         if (s && s.resultMs === null) {
           s.side = toolSide(s.side === 'frontend', true);
@@ -357,16 +354,16 @@ export class TimingReading {
         break;
       }
       case 'REASONING_START':
-        this.openSpan(this.lists.reasoning, this.open.reasoning, text(ev.messageId) ?? '', index, owner);
+        this.openSpan(this.lists.reasoning, this.open.reasoning, asString(ev.messageId) ?? '', index, owner);
         break;
       case 'REASONING_END':
-        this.closeOpen(this.open.reasoning, text(ev.messageId), index);
+        this.closeOpen(this.open.reasoning, asString(ev.messageId), index);
         break;
       case 'SUBAGENT_STARTED': {
         const id = owner ?? '';
         this.unannounced.delete(id);
         this.subagentIds.add(id);
-        this.openSpan(this.lists.subagent, this.open.subagent, id, index, undefined, text(ev.name));
+        this.openSpan(this.lists.subagent, this.open.subagent, id, index, undefined, asString(ev.name));
         return;
       }
       case 'SUBAGENT_FINISHED':

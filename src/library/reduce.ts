@@ -13,7 +13,7 @@ import { analyzeExchange, type ExchangeReport } from '../analyzer/index.ts';
 import type { CapturedExchange } from '../exchange/index.ts';
 import { readExchanges, readFixture } from '../formats/index.ts';
 import { toFixture } from '../recording/index.ts';
-import { isObject, type JsonObject } from '../json.ts';
+import { asString, isObject, type JsonObject } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 
 /** How many analyses a reduction may make before it stops and keeps its best result. */
@@ -239,12 +239,17 @@ class Atoms {
 /** What an event is part of: the id its family pairs its events by (a step: its name, occurrence by occurrence). */
 function entityOf(ev: JsonObject, openSteps: Map<string, string[]>, nextStep: () => number): string | null {
   const type = typeof ev.type === 'string' ? ev.type : '';
-  const id = (v: unknown) => (typeof v === 'string' ? v : null);
-  if (type.startsWith('TOOL_CALL_')) return id(ev.toolCallId) === null ? null : `tool:${ev.toolCallId as string}`;
-  if (type.startsWith('TEXT_MESSAGE_') || type.startsWith('REASONING_') || type.startsWith('ACTIVITY_')) return id(ev.messageId) === null ? null : `message:${ev.messageId as string}`;
+  if (type.startsWith('TOOL_CALL_')) {
+    const id = asString(ev.toolCallId);
+    return id === undefined ? null : `tool:${id}`;
+  }
+  if (type.startsWith('TEXT_MESSAGE_') || type.startsWith('REASONING_') || type.startsWith('ACTIVITY_')) {
+    const id = asString(ev.messageId);
+    return id === undefined ? null : `message:${id}`;
+  }
   if (type === 'STEP_STARTED' || type === 'STEP_FINISHED') {
-    const name = id(ev.stepName);
-    if (name === null) return null;
+    const name = asString(ev.stepName);
+    if (name === undefined) return null;
     const open = openSteps.get(name) ?? [];
     openSteps.set(name, open);
     if (type === 'STEP_STARTED') {
