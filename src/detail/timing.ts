@@ -236,7 +236,7 @@ export class TimingReading {
     // attribution too, so they need no look for it.
     onItem: (ev: Ev, index: number, content: boolean): void => {
       if (content) this.firstContent ??= this.now;
-      else this.event(ev, ev.type, index);
+      else this.event(ev, index);
     },
   };
 
@@ -297,9 +297,9 @@ export class TimingReading {
   }
 
   /** An event other than a content delta: it may open or close a span. */
-  private event(ev: Ev, type: string, index: number): void {
+  private event(ev: Ev, index: number): void {
     const owner = asString(ev.subagentRunId);
-    switch (type) {
+    switch (ev.type) {
       case 'RUN_STARTED':
         this.close(this.run ?? undefined, index);
         this.run = this.openSpan(this.lists.run, null, asString(ev.runId) ?? '', index, owner);
