@@ -125,6 +125,7 @@ export function WaterfallView({ timing, onSpan }: { timing: Timing | null; onSpa
   }, [timing]);
   const lanes = useMemo(() => (timing ? lanesOf(timing, end) : []), [timing, end]);
   if (!timing) return <Empty>This source recorded no arrival times, so there is nothing to place on a time axis.</Empty>;
+  if (timing.unusableTimes !== undefined) return <Empty>The recorded times cannot be when the response arrived ({timing.unusableTimes}), so nothing is placed on a time axis.</Empty>;
   if (timing.source === 'entry') return <Empty>Only the HAR entry's timings were recorded (time to first byte {formatMs(timing.ttfbMs)}, duration {formatMs(timing.durationMs)}): no event's arrival to place.</Empty>;
 
   const total = width * zoom;

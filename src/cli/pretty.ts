@@ -70,6 +70,7 @@ const ms = (v: number): string => (v < 1000 ? `${Math.round(v)} ms` : `${(v / 10
 /** First content (TTFT), duration and stalls; what a HAR entry's own timings say; or that the file kept no times. */
 function timingLine(t: Timing | null, c: Paint): string {
   if (!t) return c(2, 'not recorded (the file kept no arrival times)');
+  if (t.unusableTimes !== undefined) return c(33, `the recorded times are unusable: ${t.unusableTimes}`);
   const parts: string[] = [];
   if (t.source === 'entry') parts.push(`TTFB ${t.ttfbMs === null ? '?' : ms(t.ttfbMs)}`);
   else parts.push(`TTFT ${t.firstContentMs === null ? '(no content)' : ms(t.firstContentMs)}`);

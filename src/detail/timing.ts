@@ -19,6 +19,8 @@ import { declaredTools, toolSide, type ToolSide } from './tool-side.ts';
 export const DEFAULT_STALL_MS = 1000;
 /** Events arriving no further apart than this arrived in one burst: one read, one flush of a buffer. */
 const BURST_GAP_MS = 10;
+/** The farthest a Date reaches from the epoch, ms (ECMA-262 time values): a `timestamp` beyond it is no time, and the differences of those within it stay finite. */
+const MAX_DATE_MS = 8.64e15;
 /** A burst whose events were produced over at least this long (their `timestamp`s)… */
 const HELD_MIN_MS = 500;
 /** …and arrived within at most this share of that time was held back on its way. */
@@ -87,6 +89,8 @@ export interface ToolRoundTrip {
 export interface Timing {
   /** `chunks`: every member is measured; `entry`: only a HAR entry's timings were recorded, and the per-event members are null. */
   source: 'chunks' | 'entry';
+  /** Present when the recorded times could not be when things arrived (chunks dated out of order): why, and the figures that needed them are null. */
+  unusableTimes?: string;
   /** Request start → first response byte. */
   ttfbMs: number | null;
   firstEventMs: number | null;
@@ -229,7 +233,7 @@ export class TimingReading {
       this.now = time;
     },
     onEnforced: (_index: number, _e: unknown, received: unknown): void => {
-      if (isObject(received) && typeof received.timestamp === 'number') this.stamp(received.timestamp, this.now);
+      if (isObject(received) && typeof received.timestamp === 'number' && Math.abs(received.timestamp) <= MAX_DATE_MS) this.stamp(received.timestamp, this.now);
     },
     // Content deltas, most events, can only tell when the content began: the analyzer hands over the first
     // of them and none after. A subagent's are inside a message or call whose start and end carry its
@@ -416,6 +420,7 @@ export class TimingReading {
       return {
         source: 'entry', ttfbMs: arrival.ttfbMs, firstEventMs: null, firstContentMs: null, durationMs: arrival.durationMs, gaps: null, stalls: null,
         runs: null, steps: null, messages: null, toolCalls: null, reasoning: null, subagents: null, buffering: null, ...base,
+        ...(arrival.unusableTimes !== undefined ? { unusableTimes: arrival.unusableTimes } : {}),
       };
     }
     // Spans still change while the stream is open: a reader then gets copies. Once it ended they are final,

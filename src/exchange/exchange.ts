@@ -64,6 +64,8 @@ export type Arrival = 'chunks' | EntryTimings;
 export interface EntryTimings {
   ttfbMs: number | null;
   durationMs: number | null;
+  /** Why the recorded times were not used: chunks dated out of order, or an entry whose first byte comes after its end. */
+  unusableTimes?: string;
 }
 
 export interface Chunk {

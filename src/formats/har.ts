@@ -168,6 +168,20 @@ function isChunkList(v: unknown): v is { time: number; size: number }[] {
   );
 }
 
+/**
+ * Why recorded chunk times cannot be when the chunks arrived, or null: a chunk dated before the request
+ * started or before the chunk ahead of it. A timing read from such times would have a negative first
+ * content or duration and gaps of any size, so none is drawn from them.
+ */
+function unusableTimes(chunks: readonly { time: number }[]): string | null {
+  for (let i = 0; i < chunks.length; i++) {
+    const t = chunks[i]!.time;
+    if (i === 0 && t < 0) return `chunk 0 is dated ${t} ms, before the request started`;
+    if (i > 0 && t < chunks[i - 1]!.time) return `chunk ${i} is dated ${t} ms, before chunk ${i - 1} (${chunks[i - 1]!.time} ms)`;
+  }
+  return null;
+}
+
 /** The body in its recorded chunks; `timed` when those are the Inspector's own, with their times. */
 function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): { chunks: Chunk[]; timed: boolean } {
   const recorded = isObject(ext) ? ext.chunks : undefined;
@@ -189,7 +203,7 @@ function chunksOf(body: Uint8Array, ext: unknown, entryTime: unknown): { chunks:
 const msOrNull = (v: unknown): v is number | null => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
 
 function isEntryTimings(v: unknown): v is EntryTimings {
-  return isObject(v) && msOrNull(v.ttfbMs) && msOrNull(v.durationMs);
+  return isObject(v) && msOrNull(v.ttfbMs) && msOrNull(v.durationMs) && (v.ttfbMs === null || v.durationMs === null || (v.ttfbMs as number) <= (v.durationMs as number));
 }
 
 /** HAR 1.2 `timings` up to the first byte (each -1 when it does not apply), and the entry's whole `time`. */
@@ -198,19 +212,28 @@ function harTimings(entry: Json): EntryTimings | undefined {
   const phases = isObject(t) ? [t.blocked, t.dns, t.connect, t.send, t.wait].filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0) : [];
   const ttfbMs = isObject(t) && typeof t.wait === 'number' && t.wait >= 0 ? phases.reduce((a, b) => a + b, 0) : null;
   const durationMs = typeof entry.time === 'number' && Number.isFinite(entry.time) && entry.time >= 0 ? entry.time : null;
-  return ttfbMs === null && durationMs === null ? undefined : { ttfbMs, durationMs };
+  if (ttfbMs === null && durationMs === null) return undefined;
+  // A first byte after the end is no order of events: neither figure can be trusted over the other.
+  if (ttfbMs !== null && durationMs !== null && ttfbMs > durationMs) return { ttfbMs: null, durationMs: null, unusableTimes: `the entry's first byte (${ttfbMs} ms) comes after its end (${durationMs} ms)` };
+  return { ttfbMs, durationMs };
 }
 
 /**
  * What an entry recorded of the arrival. The Inspector's says so (`_agui.arrival`); one written before it
  * did has its chunks' times when a tab captured it. A browser's HAR has only its entry timings.
  */
-function arrivalOf(entry: Json, timed: boolean): Arrival | undefined {
+function arrivalOf(entry: Json, chunks: readonly Chunk[], timed: boolean): Arrival | undefined {
   const ext = entry._agui;
   if (!isObject(ext)) return harTimings(entry);
-  if (!('arrival' in ext)) return timed && typeof ext.tabId === 'number' ? 'chunks' : undefined;
-  if (ext.arrival === 'chunks') return timed ? 'chunks' : undefined;
-  return isEntryTimings(ext.arrival) ? { ttfbMs: ext.arrival.ttfbMs, durationMs: ext.arrival.durationMs } : undefined;
+  const chunked = 'arrival' in ext ? ext.arrival === 'chunks' && timed : timed && typeof ext.tabId === 'number';
+  if (chunked) {
+    // Times that cannot be arrivals (an edited or hostile file) leave what the entry says of its own, and why.
+    const unusable = unusableTimes(chunks);
+    return unusable === null ? 'chunks' : { ...(harTimings(entry) ?? { ttfbMs: null, durationMs: null }), unusableTimes: unusable };
+  }
+  if (!isEntryTimings(ext.arrival)) return undefined;
+  const { ttfbMs, durationMs, unusableTimes: why } = ext.arrival;
+  return typeof why === 'string' ? { ttfbMs, durationMs, unusableTimes: why } : { ttfbMs, durationMs };
 }
 
 /** What Windows-1252 decodes bytes 0x80–0x9F to (WHATWG); where it leaves one undefined, the C1 control of that value. */
@@ -349,7 +372,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     if (!agui) return;
     const { chunks, timed } = chunksOf(body, entry._agui, entry.time);
     const x: CapturedExchange = { source: `${name}#entries/${i}`, responseContentType, chunks };
-    const arrival = arrivalOf(entry, timed);
+    const arrival = arrivalOf(entry, chunks, timed);
     if (arrival) x.arrival = arrival;
     if (typeof request.url === 'string') x.url = withoutUserInfo(request.url);
     if (typeof request.method === 'string') x.method = request.method;

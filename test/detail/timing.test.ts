@@ -222,3 +222,47 @@ test('the gap percentiles are the nearest ranks of every gap, as sorting them wo
     }
   }
 });
+
+test('hostile recorded times (#33): chunks dated out of order give no timing figure, and say why', () => {
+  const input = { threadId: T, runId: 'r1', messages: [] };
+  const chunk = (time: number, text: string) => ({ time, bytes: enc.encode(text) });
+  const text = frame({ type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }) + frame({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'hi' }) + frame({ type: 'TEXT_MESSAGE_END', messageId: 'm1' });
+  const exchange = (times: number[]): CapturedExchange => ({
+    source: 'x', url: 'http://127.0.0.1/agent', method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z',
+    requestBody: JSON.stringify(input), requestContentType: 'application/json', responseContentType: SSE, arrival: 'chunks',
+    chunks: [chunk(times[0]!, started), chunk(times[1]!, text), chunk(times[2]!, finished)],
+  });
+  const cases: [number[], RegExp][] = [
+    // TTFT −800 ms with duration −1 ms, as an edited file had it.
+    [[-800, -800, -1], /chunk 0 is dated -800 ms, before the request started/],
+    [[10, 5, 20], /chunk 1 is dated 5 ms, before chunk 0 \(10 ms\)/],
+    // Differences of two finite times that overflow to Infinity ("longest Infinity s", `"ms": null`).
+    [[0, 1.7e308, -1.7e308], /chunk 2 is dated -1\.7e\+308 ms/],
+  ];
+  for (const [times, why] of cases) {
+    const [x] = readExchanges(enc.encode(writeHar([exchange(times)], { creator: { name: 't', version: '0' } })), 'edited.har');
+    const { timing, report } = analyzeSession([x!])[0]!;
+    assert.equal(report.verdict, 'completed', 'the events are judged as ever');
+    assert.match(timing!.unusableTimes ?? '', why);
+    assert.equal(timing!.source, 'entry');
+    for (const v of [timing!.ttfbMs, timing!.firstContentMs, timing!.durationMs]) assert.ok(v === null || (Number.isFinite(v) && v >= 0), `${v}`);
+    assert.equal(timing!.stalls, null);
+    assert.equal(timing!.gaps, null);
+    // The reason survives export and import again, and JSON keeps every figure it prints.
+    const [again] = readExchanges(enc.encode(writeHar([x!], { creator: { name: 't', version: '0' } })), 'again.har');
+    assert.equal(analyzeSession([again!])[0]!.timing!.unusableTimes, timing!.unusableTimes);
+    assert.doesNotMatch(JSON.stringify(timing), /null,"ms"|"ms":null/);
+  }
+  // A browser HAR entry whose first byte comes after its end.
+  const har = JSON.parse(writeHar([{ ...exchange([0, 1, 2]), arrival: { ttfbMs: 0, durationMs: 0 } }], { creator: { name: 't', version: '0' } }));
+  delete har.log.entries[0]._agui;
+  har.log.entries[0].timings = { send: 0, wait: 5000, receive: 0 };
+  har.log.entries[0].time = 10;
+  const [browser] = readExchanges(enc.encode(JSON.stringify(har)), 'browser.har');
+  const t = analyzeSession([browser!])[0]!.timing!;
+  assert.match(t.unusableTimes ?? '', /first byte \(5000 ms\) comes after its end \(10 ms\)/);
+  assert.deepEqual([t.ttfbMs, t.durationMs], [null, null]);
+  // Producer timestamps beyond any date are no time: buffering stays finite.
+  const stamped = timed([[0, frame({ type: 'RUN_STARTED', threadId: T, runId: 'r1', timestamp: -1.7e308 })], [1, frame({ type: 'RUN_FINISHED', threadId: T, runId: 'r1', timestamp: 1.7e308 })]])!;
+  assert.equal(stamped.buffering, null);
+});
