@@ -6,7 +6,8 @@
  * header's value: the page keeps those and answers with names.
  */
 import browser from 'webextension-polyfill';
-import { checkActed, mediaType, type ActMessage, type ActResult, type PageAct, type RequestMap } from '../src/messages.ts';
+import { checkActed, mediaType, type ActMessage, type ActResult, type PageAct, type RequestMap, type WhichDocMessage } from '../src/messages.ts';
+import { isObject } from '../src/json.ts';
 import type { Session } from './session.ts';
 
 /** How long a resend may take to open in the worker once the page sent it. */
@@ -22,11 +23,11 @@ function origin(id: string): { doc: string; pageId: number } | null {
 }
 
 /** The page script's answer, or null when no document of the tab answered (the one named is gone). */
-async function ask(tabId: number, doc: string | null, act: PageAct, ref = freshRef()): Promise<ActResult | null> {
+async function ask(tabId: number, doc: string, act: PageAct, ref = freshRef()): Promise<ActResult | null> {
   const m: ActMessage = { type: 'agui-inspector/act', doc, ref, act };
   try {
-    // Every frame's relay hears it and only the named document answers; the top one for doc null.
-    const answer: unknown = await (doc === null ? browser.tabs.sendMessage(tabId, m, { frameId: 0 }) : browser.tabs.sendMessage(tabId, m));
+    // Every frame's relay hears it and only the named document answers.
+    const answer: unknown = await browser.tabs.sendMessage(tabId, m);
     return checkActed({ acted: ref, result: answer })?.result ?? null;
   } catch {
     return null;
@@ -38,11 +39,30 @@ function freshRef(): number {
   return crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
 }
 
+/**
+ * Another document of the tab with the origin of `doc`, which made the exchange and is gone: sent from it,
+ * the request carries the origin and cookies it was made with. Sent from any other (the top document of a
+ * cross-origin iframe's exchange), it would carry that document's: so there is none then. An unknown origin
+ * (a session stored before origins were kept) matches nothing.
+ */
+async function sameOrigin(s: Session, doc: string): Promise<string | null> {
+  const origin = s.origins[doc];
+  if (origin === undefined || origin === 'null') return null;
+  const m: WhichDocMessage = { type: 'agui-inspector/which-doc', origin };
+  try {
+    const answer: unknown = await browser.tabs.sendMessage(s.tabId, m);
+    return isObject(answer) && typeof answer.doc === 'string' && answer.doc !== doc ? answer.doc : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function resendHeaders(s: Session | undefined, exchangeId: string): Answer<'agui-inspector/resend-headers'> {
   const from = s?.exchange(exchangeId) && origin(exchangeId);
-  if (!s || !from) return { live: false, names: null };
+  if (!s || !from) return { live: false, names: null, origin: null, sendable: false };
   const r = await ask(s.tabId, from.doc, { do: 'headers', id: from.pageId });
-  return r && 'names' in r ? { live: true, names: r.names } : { live: false, names: null };
+  const at = s.origins[from.doc] ?? null;
+  return r && 'names' in r ? { live: true, names: r.names, origin: at, sendable: true } : { live: false, names: null, origin: at, sendable: (await sameOrigin(s, from.doc)) !== null };
 }
 
 export async function resend(s: Session | undefined, exchangeId: string, body: string, reuse: boolean): Answer<'agui-inspector/resend'> {
@@ -59,12 +79,14 @@ export async function resend(s: Session | undefined, exchangeId: string, body: s
   let opened!: (id: string) => void;
   const open = new Promise<string>((resolve) => (opened = resolve));
   s.acts.set(ref, { of: x.id, opened });
-  // The document that made it, else (its headers gone with it) the tab's top document, if the user let it go without them.
+  // The document that made it, else (its headers gone with it) another of its origin, if the user let it go without them.
   let r = await ask(s.tabId, from.doc, act, ref);
-  if (r === null && !reuse) r = await ask(s.tabId, null, act, ref);
+  const other = r === null && !reuse ? await sameOrigin(s, from.doc) : null;
+  if (other !== null) r = await ask(s.tabId, other, act, ref);
   if (r === null || !('sent' in r)) {
     s.acts.delete(ref);
-    return { error: r && 'error' in r ? r.error : 'the page that made this exchange is gone, and its headers with it' };
+    if (r && 'error' in r) return { error: r.error };
+    return { error: reuse ? 'the page that made this exchange is gone, and its headers with it' : `the document that made this exchange${s.origins[from.doc] ? ` (${s.origins[from.doc]})` : ''} is gone, and no document of its origin is open in the tab: sent from another, it would carry that origin and its cookies` };
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const id = await Promise.race([open, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), OPEN_MS)))]);

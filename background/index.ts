@@ -84,7 +84,7 @@ function sessionFor(tabId: number, url = ''): Session {
 }
 
 function metaOf(s: Session): MetaRecord {
-  return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next, unreached: { ...s.unreached } };
+  return { tabId: s.tabId, url: s.url, preserve: s.preserve, recording: s.recording, docs: { ...s.docs }, dropped: { ...s.dropped }, next: s.next, unreached: { ...s.unreached }, origins: { ...s.origins } };
 }
 
 /** Its meta record is to be written, and its panels told. */
@@ -261,6 +261,7 @@ const ready: Promise<void> = (async () => {
       s.recording = meta.recording !== false;
       s.next = meta.next;
       s.unreached = meta.unreached ?? {};
+      s.origins = meta.origins ?? {};
       // Replayed in slices like live capture, so a long log does not hold up every other tab's answers.
       s.replay(log);
       worker.sessions.set(meta.tabId, s);
@@ -314,8 +315,9 @@ function onRelay(port: Runtime.Port): void {
       if (!msg.resumed && frameId === 0) {
         if (!s.preserve && !(doc in s.docs)) resetSession(s, msg.url, true);
         else s.url = msg.url;
-        touch(s);
       }
+      s.origins[doc] = originOf(port.sender?.url);
+      touch(s);
       const welcome: WorkerToRelay = { type: 'welcome', ack: s.stored[doc] ?? 0, binary: msg.binary, recording: s.recording };
       port.postMessage(welcome);
       return;
@@ -386,6 +388,15 @@ function onPanel(port: Runtime.Port): void {
   port.onDisconnect.addListener(() => {
     if (tabId !== null) worker.panels.get(tabId)?.delete(port);
   });
+}
+
+/** A URL's origin as the browser serializes it; "null" (opaque, equal to none) when it has none. */
+function originOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').origin;
+  } catch {
+    return 'null';
+  }
 }
 
 function isExtensionPage(sender: Runtime.MessageSender | undefined): boolean {

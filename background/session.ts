@@ -104,6 +104,11 @@ export class Session {
   /** The tab's documents the page script did not reach (relay document id → its URL). */
   unreached: Record<string, string> = {};
   /**
+   * The origin of each of the tab's documents, as the browser names the relay's sender: a resend of a
+   * document's exchange goes out only from a document of the same origin, with that origin's cookies.
+   */
+  origins: Record<string, string> = {};
+  /**
    * Resends the panel asked for and the page has yet to open, by act ref: the exchange each resends, and
    * who waits for the new one's id. A page's open naming any other ref is the page's own.
    */
@@ -139,7 +144,10 @@ export class Session {
    * did not reach, unless the tab `navigated` away from them: cleared, they would still capture nothing.
    */
   reset(url: string, navigated = false): void {
-    if (navigated) this.unreached = {};
+    if (navigated) {
+      this.unreached = {};
+      this.origins = {};
+    }
     this.exchanges = [];
     this.byKey.clear();
     this.reader = new SessionReader();

@@ -22,6 +22,8 @@ export interface MetaRecord {
   next: number;
   /** The tab's documents the page script did not reach (relay document id → URL); absent from records of older versions. */
   unreached?: Record<string, string>;
+  /** The origin of each relay document that said hello (from the browser's sender, not the page); absent from records of older versions. */
+  origins?: Record<string, string>;
 }
 
 /** One relay batch, as applied: chunk bytes are stored decoded, which is also what the store writes fastest. */

@@ -6,7 +6,7 @@
  */
 import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
-import { mediaType, type BodyNote, type EventView, type Outcome, type SessionStats } from '../src/messages.ts';
+import { mediaType, type BodyNote, type EventView, type Outcome, type RequestMap, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
 import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
@@ -40,12 +40,14 @@ export interface PanelExchange {
   resentFrom?: string;
 }
 
+export type ResendHeaders = RequestMap['agui-inspector/resend-headers']['answers'];
+
 /** Acting on the inspected tab's exchanges (edit and resend); only a live source has them, never a file. */
 export interface Acts {
   /** `body` judged as the tab's next input, before anything is sent. */
   check(body: string): Promise<InputDetail | null>;
-  /** The names of the request headers the page keeps for `x`, and whether its document is still there. */
-  headers(x: PanelExchange): Promise<{ live: boolean; names: string[] | null }>;
+  /** The names of the request headers the page keeps for `x`, whether its document is still there, and whether a document of its origin is. */
+  headers(x: PanelExchange): Promise<ResendHeaders>;
   /** Has the page send `body` as `x` went (with its kept headers when `reuse`): the new exchange's id, or why not. */
   send(x: PanelExchange, body: string, reuse: boolean): Promise<{ exchangeId: string } | { error: string }>;
 }

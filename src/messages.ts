@@ -166,8 +166,14 @@ export type PageAct =
    */
   | { do: 'send'; id: number | null; url: string; method: string; contentType: string | null; accept: string | null; body: string };
 export type ActResult = { names: string[] | null } | { sent: true } | { error: string };
-/** `doc` is the relay document the act is for; null for the tab's top document, whichever it is now. */
-export interface ActMessage { type: 'agui-inspector/act'; doc: string | null; ref: number; act: PageAct }
+/** `doc` is the relay document the act is for. */
+export interface ActMessage { type: 'agui-inspector/act'; doc: string; ref: number; act: PageAct }
+/**
+ * Which document of the tab, of `origin`, can act: a relay whose document has that origin and whose page
+ * script reached it answers with its id (the first to answer is taken). Relays connect only once they have
+ * something to send, so the worker cannot know every document of a tab by its ports.
+ */
+export interface WhichDocMessage { type: 'agui-inspector/which-doc'; origin: string }
 /** How the page script answers an act over the private port. */
 export interface ActedMessage { acted: number; result: ActResult }
 /** Header names the page script reports: bounded, so a page cannot flood the panel. */
@@ -330,12 +336,15 @@ export interface RequestMap {
   'agui-inspector/check-input': { carries: { tabId: number; body: string }; answers: InputDetail | null };
   /**
    * What a resend of the exchange would carry: `names` the request headers its page still keeps (names only;
-   * null when it keeps none), `live` whether the document that made it is still there (else they are gone).
+   * null when it keeps none), `live` whether the document that made it is still there (else they are gone),
+   * `origin` that document's origin (null when unknown), and `sendable` whether a document of that origin
+   * is open in the tab to send it from.
    */
-  'agui-inspector/resend-headers': { carries: { tabId: number; exchangeId: string }; answers: { live: boolean; names: string[] | null } };
+  'agui-inspector/resend-headers': { carries: { tabId: number; exchangeId: string }; answers: { live: boolean; names: string[] | null; origin: string | null; sendable: boolean } };
   /**
    * Has the page send `body` to the exchange's URL, with its method, from the page's own fetch: with the headers
-   * the page kept for it when `reuse`, else without them (from the tab's top document when the original's is gone).
+   * the page kept for it when `reuse`, else without them (from another document of the original's origin when
+   * the original is gone; from none of another origin, whose cookies and origin it would carry).
    * Answers the new exchange's id once the worker holds it, or why nothing was sent.
    */
   'agui-inspector/resend': { carries: { tabId: number; exchangeId: string; body: string; reuse: boolean }; answers: { exchangeId: string } | { error: string } };

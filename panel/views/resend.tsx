@@ -11,7 +11,7 @@ import {
 } from '../../src/detail/index.ts';
 import { isObject, type JsonObject } from '../../src/json.ts';
 import { useDetail } from '../detail.ts';
-import type { Acts, PanelExchange, SessionSource } from '../model.ts';
+import type { Acts, PanelExchange, ResendHeaders, SessionSource } from '../model.ts';
 import { FindingLine, presentFindings } from '../ui.tsx';
 
 /** What was sent, for the panel to confirm and select. */
@@ -97,14 +97,14 @@ function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
 }) {
   const [text, setText] = useState(initial);
   const [judged, setJudged] = useState<Judged>({ kind: 'judging' });
-  const [headers, setHeaders] = useState<{ live: boolean; names: string[] | null } | null>(null);
+  const [headers, setHeaders] = useState<ResendHeaders | null>(null);
   const [reuse, setReuse] = useState(true);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    acts.headers(x).then((h) => live && setHeaders(h), () => live && setHeaders({ live: false, names: null }));
+    acts.headers(x).then((h) => live && setHeaders(h), () => live && setHeaders({ live: false, names: null, origin: null, sendable: false }));
     return () => void (live = false);
   }, [x.id]);
 
@@ -168,9 +168,12 @@ function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
           {interrupts.filter((i) => i.message).map((i) => <span key={i.id} class="muted"> {i.id}: {i.message}</span>)}
         </p>
       ) : null}
-      <p class="resend-headers" data-testid="resend-headers" data-names={JSON.stringify(kept ?? [])} data-live={headers === null ? undefined : String(headers.live)}>
+      <p class={`resend-headers${headers?.sendable === false ? ' sev-error' : ''}`} data-testid="resend-headers" data-names={JSON.stringify(kept ?? [])}
+        data-live={headers === null ? undefined : String(headers.live)} data-sendable={headers === null ? undefined : String(headers.sendable)}>
         {headers === null ? 'Asking the page which headers it keeps…' : kept === null
-          ? (headers.live ? 'The page keeps no headers for this request: it goes with its content type only.' : 'The page that made this request is gone (reloaded or closed), and its headers with it: it goes with its content type only, from the page now in the tab.')
+          ? (headers.live ? 'The page keeps no headers for this request: it goes with its content type only.'
+            : headers.sendable ? `The document that made this request is gone (reloaded or closed), and its headers with it: it goes with its content type only, from a document of ${headers.origin} now in the tab.`
+            : `The document that made this request${headers.origin ? ` (${headers.origin})` : ''} is gone, and no document of its origin is open in the tab: it cannot be resent, since a document of another origin would send it with its own origin and cookies. Open a page of that origin in this tab to resend it.`)
           : (
             <label class="check">
               <input type="checkbox" checked={reuse} onChange={(e) => setReuse(e.currentTarget.checked)} data-testid="resend-reuse" />
@@ -179,7 +182,7 @@ function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
           )}
       </p>
       <div class="resend-actions">
-        <button type="button" class="primary" onClick={() => void send()} disabled={sending || verdict === 'unparsable' || verdict === 'judging'} data-testid="resend-send">
+        <button type="button" class="primary" onClick={() => void send()} disabled={sending || verdict === 'unparsable' || verdict === 'judging' || headers?.sendable === false} data-testid="resend-send">
           {sending ? 'Sending…' : verdict === 'invalid' ? 'Send anyway' : 'Send'}
         </button>
         <span class="muted"> {x.method} {x.url}, from the page, with its cookies</span>

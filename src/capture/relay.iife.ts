@@ -28,7 +28,7 @@
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
   BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkActed, checkPageBatch,
-  type ActMessage, type ActResult, type CaptureMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
+  type ActMessage, type ActResult, type CaptureMessage, type WhichDocMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
 import { toBase64 } from '../base64.ts';
 import { scheduler } from '../scheduler.ts';
@@ -117,10 +117,13 @@ import { scheduler } from '../scheduler.ts';
   const ACT_MS = 30_000;
 
   browser.runtime.onMessage.addListener((raw: unknown) => {
+    const which = raw as Partial<WhichDocMessage> | null;
+    // The relay's own location, which page scripts cannot rewrite in this world; an opaque origin is no one's.
+    if (which?.type === 'agui-inspector/which-doc') return which.origin === location.origin && location.origin !== 'null' && pagePort ? Promise.resolve({ doc }) : undefined;
     const m = raw as Partial<ActMessage> | null;
     if (m?.type !== 'agui-inspector/act' || typeof m.ref !== 'number' || !m.act) return undefined;
-    // Every frame of the tab hears it; only the document it names answers (null: the top one).
-    if (m.doc === null ? window !== window.top : m.doc !== doc) return undefined;
+    // Every frame of the tab hears it; only the document it names answers.
+    if (m.doc !== doc) return undefined;
     if (!pagePort) return Promise.resolve<ActResult>({ error: 'the Inspector\'s page script did not reach this page' });
     const ref = m.ref;
     const told: RelayToPage = { ref, act: m.act };

@@ -282,5 +282,55 @@ export function resendTests(target: Target): void {
       assert.equal(seen.length, count, 'the agent got nothing');
       assert.equal((await session()).exchanges.length, exchanges);
     });
+
+    test('a cross-origin iframe\'s exchange, its document gone, is resent only from a document of its origin, never from the top one\'s', async () => {
+      // The page is on 127.0.0.1; localhost is another origin (and site) on the same agent, captured out of the box.
+      const other = agent.url.replace('127.0.0.1', 'localhost');
+      interface AnyFrame { url(): string; evaluate<A, T>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T> }
+      const frames = (): AnyFrame[] => (page as unknown as { frames(): AnyFrame[] }).frames();
+      const frameOf = (origin: string): Promise<AnyFrame> => until(`a frame of ${origin} with the demo`, async () => {
+        const f = frames().find((fr) => fr.url().startsWith(`${origin}/`));
+        return f && (await f.evaluate(() => typeof window.demo?.run === 'function', null)) ? f : null;
+      });
+      const frameTo = (url: string): Promise<void> => page.evaluate((u) => {
+        const f = document.querySelector<HTMLIFrameElement>('iframe#other') ?? document.body.appendChild(Object.assign(document.createElement('iframe'), { id: 'other' }));
+        f.src = u;
+      }, url);
+      await frameTo(`${other}/`);
+      const inFrame = await frameOf(other);
+      await (inFrame as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+      const held = (await session()).exchanges.length;
+      assert.equal((await inFrame.evaluate((t) => window.demo.run('chat', { threadId: t, delay: 2 }), 'thread-iframe')).error, undefined);
+      await until('the iframe\'s exchange in the worker', async () => (await session()).exchanges.length > held);
+      const made = (await session()).exchanges.at(-1)!;
+      assert.match(made.url, /^http:\/\/localhost:/);
+      // The iframe navigates to the top document's origin: no document of localhost is left in the tab.
+      await frameTo(`${agent.url}/`);
+      await until('the localhost frame gone', async () => !frames().some((f) => f.url().startsWith(`${other}/`)));
+      await rows(held + 1, held);
+      await click('resend');
+      assert.equal(await attr('resend-headers', 'sendable', (v) => v === 'false'), 'false');
+      assert.match(await panel.evaluate(() => document.querySelector('[data-testid=resend-headers]')!.textContent ?? '', null), /no document of its origin is open/);
+      assert.equal(await panel.evaluate(() => document.querySelector<HTMLButtonElement>('[data-testid=resend-send]')!.disabled, null), true, 'Send is disabled');
+      const count = seen.length;
+      const body = JSON.stringify({ threadId: 'thread-iframe', runId: 'run-resent', messages: [] });
+      const refused = await b.request({ type: 'agui-inspector/resend', tabId, exchangeId: made.id, body, reuse: false });
+      assert.ok('error' in refused && /no document of its origin is open in the tab/.test(refused.error), JSON.stringify(refused));
+      assert.match((refused as { error: string }).error, new RegExp(other.replace(/[.:/]/g, '\\$&')), 'names the origin');
+      await sleep(500);
+      assert.equal(seen.length, count, 'nothing went out from the top document');
+      // A document of its origin open again: the resend goes from it, with its origin.
+      await frameTo(`${other}/`);
+      await frameOf(other);
+      let last: unknown;
+      const sent = await until('the resend sent from the localhost document', async () => {
+        const r = await b.request({ type: 'agui-inspector/resend', tabId, exchangeId: made.id, body, reuse: false });
+        last = r;
+        return 'exchangeId' in r ? r : null;
+      }).catch((e: Error) => assert.fail(`${e.message}: ${JSON.stringify(last)}`));
+      assert.equal(seen.length, count + 1, 'one request');
+      assert.equal(seen.at(-1)!.headers.origin, other, 'sent from a document of the exchange\'s origin');
+      assert.equal((await session()).exchanges.find((x) => x.id === sent.exchangeId)?.resentFrom, made.id);
+    });
   });
 }
