@@ -10,7 +10,7 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { SessionReader, type ConvMessage } from '../detail/index.ts';
 import { analysedToTheEnd, sentAtOf, type CapturedExchange } from '../exchange/index.ts';
-import { isObject } from '../json.ts';
+import { isObject, type JsonObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
 
 export interface DiffOptions {
@@ -86,7 +86,9 @@ export function consumerView(exchanges: CapturedExchange[], o: DiffOptions = {})
     const reading = session.read({ source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status, sentAt: sentAtOf(x), as: o.as });
     for (const c of x.chunks) reading.push(c.bytes, c.time);
     if (analysedToTheEnd(x.analysis)) reading.end(x.chunks.at(-1)?.time ?? 0, x.abandoned);
-    const d = reading.detail();
+    // Only the parts read below: the tool-call rows, for one, check every call's arguments against its schema.
+    const report = reading.report();
+    const d = { report, conversation: reading.part('conversation', report), runs: reading.part('runs', report), states: reading.part('states', report), input: reading.part('input', report) };
     const id = <T>(v: T): { id?: T } => (o.strictIds ? { id: v } : {});
     const calls = d.conversation.flatMap((m) => m.toolCalls);
     const callIndex = new Map(calls.map((c, i) => [c.id, i]));
@@ -129,27 +131,35 @@ function kindOf(path: string[]): DifferenceKind {
 
 const pointer = (path: string[]) => path.map((p) => '/' + p.replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 
-/** Every difference between two values, in document order: arrays item by item, objects member by member. */
-function compare(a: unknown, b: unknown, path: string[], out: (path: string[], a: unknown, b: unknown, present: [boolean, boolean]) => void): void {
-  if (Object.is(a, b)) return;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      if (i >= a.length) out([...path, String(i)], undefined, b[i], [false, true]);
-      else if (i >= b.length) out([...path, String(i)], a[i], undefined, [true, false]);
-      else compare(a[i], b[i], [...path, String(i)], out);
+/**
+ * Every difference between two values, in document order: arrays item by item, objects member by member
+ * (own members only: a `constructor` or `__proto__` member is a member like any other). Iterative, since
+ * state and arguments nest as deep as the producer made them.
+ */
+function compare(a: unknown, b: unknown, out: (path: string[], a: unknown, b: unknown, present: [boolean, boolean]) => void): void {
+  const stack: { a: unknown; b: unknown; path: string[]; present: [boolean, boolean] }[] = [{ a, b, path: [], present: [true, true] }];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    const [x, y, path] = [at.a, at.b, at.path];
+    if (!at.present[0] || !at.present[1]) {
+      out(path, x, y, at.present);
+      continue;
     }
-    return;
-  }
-  if (isObject(a) && isObject(b)) {
-    const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !(k in a))];
-    for (const k of keys) {
-      if (!(k in b)) out([...path, k], a[k], undefined, [true, false]);
-      else if (!(k in a)) out([...path, k], undefined, b[k], [false, true]);
-      else compare(a[k], b[k], [...path, k], out);
+    if (Object.is(x, y)) continue;
+    const pairs: [string, boolean, boolean][] | null =
+      Array.isArray(x) && Array.isArray(y) ? Array.from({ length: Math.max(x.length, y.length) }, (_, i) => [String(i), i < x.length, i < y.length])
+      : isObject(x) && isObject(y) ? [...Object.keys(x), ...Object.keys(y).filter((k) => !Object.hasOwn(x, k))].map((k) => [k, Object.hasOwn(x, k), Object.hasOwn(y, k)])
+      : null;
+    if (pairs === null) {
+      out(path, x, y, [true, true]);
+      continue;
     }
-    return;
+    // Pushed last to first, so they come off the stack in document order.
+    for (let i = pairs.length - 1; i >= 0; i--) {
+      const [k, inA, inB] = pairs[i]!;
+      stack.push({ a: inA ? (x as JsonObject)[k] : undefined, b: inB ? (y as JsonObject)[k] : undefined, path: [...path, k], present: [inA, inB] });
+    }
   }
-  out(path, a, b, [true, true]);
 }
 
 /** Every difference between what a consumer holds after `a` and after `b`, in order; none when they are the same. */
@@ -158,7 +168,7 @@ export function diff(a: CapturedExchange[], b: CapturedExchange[], o: DiffOption
   const out: Difference[] = [];
   if (va.length !== vb.length) out.push({ kind: 'exchanges', exchange: null, path: '', a: va.length, b: vb.length });
   for (let i = 0; i < Math.min(va.length, vb.length); i++) {
-    compare(va[i], vb[i], [], (path, x, y, [hasA, hasB]) => {
+    compare(va[i], vb[i], (path, x, y, [hasA, hasB]) => {
       out.push({ kind: kindOf(path), exchange: i + 1, path: pointer(path), ...(hasA ? { a: x } : {}), ...(hasB ? { b: y } : {}) });
     });
   }

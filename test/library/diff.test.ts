@@ -76,6 +76,41 @@ describe('diff: two recordings as a consumer holds them', () => {
     assert.deepEqual(json.differences, [{ kind: 'interrupt', exchange: 1, path: '/runs/0/interrupts/0/reason', a: 'approval', b: 'input' }]);
   });
 
+  /** One run whose state is `snapshot` and whose one tool call is given `args`, as SSE text (built as text: JSON.stringify recurses). */
+  const stateAndArgs = (snapshot: string, args: string) =>
+    [
+      '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+      `{"type":"STATE_SNAPSHOT","snapshot":${snapshot}}`,
+      '{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}',
+      `{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":${JSON.stringify(args)}}`,
+      '{"type":"TOOL_CALL_END","toolCallId":"c"}',
+      '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}',
+    ].map((e) => `data: ${e}\n\n`).join('');
+  const cliDiff = (a: string, b: string) => {
+    writeFileSync(join(dir, 'left.sse'), a);
+    writeFileSync(join(dir, 'right.sse'), b);
+    let out = '';
+    const code = diffCommand([join(dir, 'left.sse'), join(dir, 'right.sse'), '--format', 'json'], { out: (s) => void (out += s), err: (s) => void (out += s) });
+    return { code, out };
+  };
+
+  it('a member named like an inherited one (constructor, toString) is a member: state or arguments gaining one differ, exit 1', () => {
+    const { code, out } = cliDiff(stateAndArgs('{"a":1}', '{"x":1}'), stateAndArgs('{"a":1,"constructor":2}', '{"x":1,"toString":3}'));
+    assert.equal(code, 1, out);
+    assert.deepEqual(JSON.parse(out).differences.map((d: { kind: string; path: string }) => [d.kind, d.path]), [
+      ['tool-call', '/toolCalls/0/arguments/toString'],
+      ['state', '/runs/0/state/constructor'],
+    ]);
+  });
+
+  it('state and arguments 5,000 deep are compared to their leaves, not "internal error"', () => {
+    const deep = (leaf: string) => '{"a":'.repeat(5000) + leaf + '}'.repeat(5000);
+    const { code, out } = cliDiff(stateAndArgs(deep('{}'), deep('1')), stateAndArgs(deep('{"z":1}'), deep('2')));
+    assert.equal(code, 1, out);
+    const paths = JSON.parse(out).differences.map((d: { path: string }) => d.path);
+    assert.deepEqual(paths, [`/toolCalls/0/arguments${'/a'.repeat(5000)}`, `/runs/0/state${'/a'.repeat(5000)}/z`]);
+  });
+
   it('an unreadable side exits 2 with one line', () => {
     writeFileSync(join(dir, 'junk.txt'), 'not a recording');
     let err = '';
