@@ -65,6 +65,18 @@ export function jsonClone(v: unknown): unknown {
   return root;
 }
 
+/** Whether `v` nests containers more than `max` deep; iterative, so it can be asked of any parsed value. */
+export function deeperThan(v: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length) {
+    const [x, depth] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (depth >= max) return true;
+    for (const member of Array.isArray(x) ? x : Object.values(x)) if (typeof member === 'object' && member !== null) stack.push([member, depth + 1]);
+  }
+  return false;
+}
+
 /** A short, bounded rendering of a value for messages. */
 export function preview(v: unknown, max = 60): string {
   let s: string;

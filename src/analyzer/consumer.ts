@@ -10,7 +10,7 @@
  * views show, and, replayed, the conversation after any one event. A differential test holds it to the
  * real clients' apply (test/analyzer/consumer-differential.test.ts).
  */
-import { isObject, jsonEqual, preview, type JsonObject } from '../json.ts';
+import { isObject, jsonClone, jsonEqual, preview, type JsonObject } from '../json.ts';
 import { defineRules } from '../rules/index.ts';
 import { ownerOf, str, type Ev } from './event.ts';
 import { PatchTarget } from './patch.ts';
@@ -176,7 +176,7 @@ export class ConsumerModel {
   private calls: { of: HeldMessage[]; length: number; any: Map<unknown, FoundCall>; assistant: Map<unknown, FoundCall> } | null = null;
 
   constructor(private readonly o: ConsumerModelOptions) {
-    this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => structuredClone(withoutNullOwner(m)));
+    this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => jsonClone(withoutNullOwner(m)) as JsonObject);
     for (const m of this.messages) this.origins.set(m, { how: 'input', event: null, run: -1 });
     // An input already out of order is the application's history, not something this stream did.
     for (const { tool } of this.outOfOrder()) this.misplaced.add(tool.id);
@@ -301,7 +301,7 @@ export class ConsumerModel {
   /** The event's metadata folded into `target`'s, key by key, the last write winning (@ag-ui/core mergeMetadata). */
   private static merge(target: JsonObject | undefined, ev: JsonObject): void {
     if (!target || ev.metadata === undefined) return;
-    target.metadata = { ...(isObject(target.metadata) ? target.metadata : {}), ...structuredClone(ev.metadata as JsonObject) };
+    target.metadata = { ...(isObject(target.metadata) ? target.metadata : {}), ...(jsonClone(ev.metadata) as JsonObject) };
   }
 
   /** Applies one event the consumer handles; `index` is the frame it came from. */
@@ -317,7 +317,7 @@ export class ConsumerModel {
         this.run++;
         // The reference adds the echoed input's messages it does not hold yet.
         const echoed = isObject(ev.input) && Array.isArray(ev.input.messages) ? ev.input.messages.filter(isObject) : [];
-        for (const m of echoed) if (!this.find(m.id)) this.add(structuredClone(withoutNullOwner(m)), 'echo', index);
+        for (const m of echoed) if (!this.find(m.id)) this.add(jsonClone(withoutNullOwner(m)) as JsonObject, 'echo', index);
         return;
       }
       case 'RUN_FINISHED':
@@ -412,14 +412,14 @@ export class ConsumerModel {
           id: ev.messageId,
           role: 'activity',
           activityType: ev.activityType,
-          content: structuredClone(ev.content),
+          content: jsonClone(ev.content),
           ...(ev.subagentRunId != null ? { subagentRunId: ev.subagentRunId } : {}),
         };
         let target: HeldMessage | undefined;
         if (!held) target = this.add(fresh, 'stream', index);
         else if (held.role === 'activity') {
           if (replace) {
-            const next: HeldMessage = { ...held, activityType: ev.activityType, content: structuredClone(ev.content), subagentRunId: ev.subagentRunId };
+            const next: HeldMessage = { ...held, activityType: ev.activityType, content: jsonClone(ev.content), subagentRunId: ev.subagentRunId };
             if (ev.subagentRunId == null) delete next.subagentRunId;
             this.replaceAt(at, next, index);
           }
@@ -440,7 +440,7 @@ export class ConsumerModel {
         // One target per activity while its content is the one the target produced: a fresh target (or a
         // clone) per delta would copy the whole content each time, quadratic in the deltas.
         const kept = this.activityTargets.get(held);
-        const target = kept && kept.doc === held.content ? kept : new PatchTarget(structuredClone(held.content ?? {}));
+        const target = kept && kept.doc === held.content ? kept : new PatchTarget(jsonClone(held.content ?? {}));
         const patched = target.apply(Array.isArray(ev.patch) ? ev.patch : []);
         if (!patched.ok) return;
         const next = { ...held, content: target.doc, activityType: ev.activityType };
@@ -579,7 +579,7 @@ export class ConsumerModel {
     const place = new Map<JsonObject, number>();
     listed.forEach((m, i) => {
       if (!isObject(m)) return;
-      const copy = structuredClone(withoutNullOwner(m));
+      const copy = jsonClone(withoutNullOwner(m)) as JsonObject;
       incoming.push(copy);
       place.set(copy, i);
     });

@@ -2,7 +2,7 @@ import { errorText, detectTransport, MEDIA_TYPES } from '../wire/index.ts';
 import type { Transport } from '../wire/index.ts';
 import { FormatError } from './error.ts';
 import type { CapturedExchange } from '../exchange/index.ts';
-import { isObject } from '../json.ts';
+import { deeperThan, isObject } from '../json.ts';
 import { readHar } from './har.ts';
 
 export { FormatError } from './error.ts';
@@ -82,6 +82,13 @@ export function isJsonLine(line: Uint8Array): boolean {
   }
 }
 
+/**
+ * How deep a document may nest. Reading a fixture or a single event writes it again as a body
+ * (JSON.stringify, which recurses: it overflowed the stack between 4,000 and 5,000 levels here); no AG-UI
+ * document comes near this.
+ */
+const MAX_DOCUMENT_DEPTH = 1000;
+
 /** An object-led file: a HAR, a fixture, a single event, or JSONL. */
 function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): CapturedExchange[] {
   const whole = text.decode(bytes);
@@ -94,6 +101,7 @@ function objectFile(bytes: Uint8Array, name: string, opts: ReadOptions): Capture
     return rawBody(bytes, name, 'jsonl', opts);
   }
   if (!isObject(doc)) throw new FormatError('not valid JSON');
+  if (deeperThan(doc, MAX_DOCUMENT_DEPTH)) throw new FormatError(`nests deeper than ${MAX_DOCUMENT_DEPTH} levels: not read`);
   if ('log' in doc) return inputUnused(readHar(doc, name), 'a HAR holds each exchange\'s own request', opts);
   if ('stream' in doc) return inputUnused([readFixture(doc, name)], 'a conformance fixture holds its own input', opts);
   if (typeof doc.type === 'string') {

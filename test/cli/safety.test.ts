@@ -261,6 +261,31 @@ describe('files of any size', () => {
   });
 });
 
+describe('values nested as deep as a hostile producer makes them', () => {
+  /** `depth` objects, one inside the next, written as text: JSON.stringify itself recurses. */
+  const nested = (depth: number) => '{"a":'.repeat(depth) + '{}' + '}'.repeat(depth);
+  const line = (e: string) => `data: ${e}\n\n`;
+  const run1 = (...events: string[]) => line('{"type":"RUN_STARTED","threadId":"t","runId":"r"}') + events.map(line).join('') + line('{"type":"RUN_FINISHED","threadId":"t","runId":"r"}');
+
+  it('an ACTIVITY_SNAPSHOT content 4,000 deep, and a delta on it, are checked like any other', () => {
+    writeFileSync(file('deep-activity.sse'), run1(
+      `{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"plan","content":${nested(4000)}}`,
+      `{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"plan","patch":[{"op":"add","path":"/b","value":${nested(4000)}}]}`,
+    ));
+    const o = cli(['check', file('deep-activity.sse'), '--format', 'json']);
+    assert.equal(o.code, 0, o.err);
+    assert.equal(JSON.parse(o.out).exchanges[0].runs[0].outcome, 'success');
+  });
+
+  it('a fixture or event document nested deeper than a reader writes back is refused in one line, exit 2', () => {
+    writeFileSync(file('deep-fixture.json'), `{"input":{"state":${nested(5000)}},"stream":[]}`);
+    const o = cli(['check', file('deep-fixture.json')]);
+    assert.equal(o.code, 2);
+    assert.match(o.err, /deep-fixture\.json: nests deeper than 1000 levels: not read\n$/);
+    assert.doesNotMatch(o.err + o.out, /internal error/);
+  });
+});
+
 describe('an internal error is exit 2 and one line, never exit 1 or a stack trace', () => {
   it('in-process: a failing output stream', () => {
     let err = '';
