@@ -15,10 +15,12 @@ export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] 
                                   name or the --host; AG-UI media types are served as recorded, any
                                   other as application/octet-stream`;
 
-export const REDUCE_USAGE = `  agui-inspector reduce <file> [--exchange N] [--rule ID] [--out DIR] [--budget N] [--name NAME] [--input <RunAgentInput.json>]
+export const REDUCE_USAGE = `  agui-inspector reduce <file> [--exchange N] [--rule ID] [--out DIR] [--budget N] [--time-limit S] [--name NAME] [--input <RunAgentInput.json>]
                                   shrink one exchange (the first that raises the rule, or an error) to the
                                   smallest fixture that still raises it: writes DIR/NAME.fixture.json and
-                                  DIR/NAME.test.mjs (node:test, through the library's check)`;
+                                  DIR/NAME.test.mjs (node:test, through the library's check); when the
+                                  budget (default 5000 analyses) or the time limit (default 60 s) runs
+                                  out, it writes the smallest it verified and says so on stderr, exit 0`;
 
 export const DIFF_USAGE = `  agui-inspector diff <a> <b> [--format pretty|json] [--strict-ids]
                                   compare two recordings (file#N: one exchange) as a consumer holds them:

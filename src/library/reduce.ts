@@ -18,11 +18,15 @@ import type { Finding } from '../rules/index.ts';
 
 /** How many analyses a reduction may make before it stops and keeps its best result. */
 export const DEFAULT_BUDGET = 5000;
+/** How long a reduction may run before it stops and keeps its best result: an analysis of a long exchange takes tens of ms. */
+export const DEFAULT_TIME_LIMIT_MS = 60_000;
 
 export interface ReduceOptions {
   /** The rule whose finding must survive; by default every error-level rule the exchange raised. */
   rule?: string;
   budget?: number;
+  /** Wall time, ms, after which no further candidate is tried. */
+  timeLimitMs?: number;
   /** The fixture's name, and the generated files'. */
   name?: string;
   /** The package the generated test imports `check` from. */
@@ -43,8 +47,8 @@ export interface Reduction {
   /** Per input collection, how many members were kept of how many. */
   members: { collection: Collection; kept: number; of: number }[];
   analyses: number;
-  /** False when the budget ran out first: the result still gives the finding but may not be 1-minimal. */
-  complete: boolean;
+  /** What ended the search before it was done, if anything: the result still gives the finding but may not be 1-minimal. */
+  stoppedBy: 'budget' | 'time-limit' | null;
   /** The reduced fixture's report. */
   report: ExchangeReport;
 }
@@ -57,8 +61,12 @@ type Collection = (typeof COLLECTIONS)[number];
 
 const rulesOf = (r: ExchangeReport): Set<string> => new Set([...r.input.findings, ...r.findings].map((f: Finding) => f.rule));
 
-/** Ran out of analyses: the search stops where it is. */
-class OutOfBudget extends Error {}
+/** Ran out of analyses or of time: the search stops, and keeps the best candidate it verified. */
+class OutOfBudget extends Error {
+  constructor(readonly by: 'budget' | 'time-limit') {
+    super(by);
+  }
+}
 
 /**
  * Reduces `exchange`, whose report in its recording is `original` (analysed with the exchanges before
@@ -71,6 +79,7 @@ export function reduce(exchange: CapturedExchange, original: ExchangeReport, o: 
   if (targets.length === 0) throw new ReduceError('the exchange raises no error-level finding; name one with --rule');
   const name = o.name ?? 'reduced';
   const budget = o.budget ?? DEFAULT_BUDGET;
+  const deadline = performance.now() + (o.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS);
 
   const doc = JSON.parse(toFixture(exchange, name)) as JsonObject;
   const stream = doc.stream as unknown[];
@@ -78,18 +87,24 @@ export function reduce(exchange: CapturedExchange, original: ExchangeReport, o: 
   const atoms = new Atoms(stream, input);
   let analyses = 0;
   const judge = (keep: Uint8Array): ExchangeReport => analyzeExchange(...withChunks(readFixture(atoms.build(doc, keep), name)));
-  const interesting = (keep: Uint8Array): boolean => {
-    if (analyses >= budget) throw new OutOfBudget();
+  const keep = new Uint8Array(atoms.count).fill(1);
+  // The last candidate that gave the finding: a search stopped mid-try holds one that was never judged.
+  const best = keep.slice();
+  const interesting = (candidate: Uint8Array): boolean => {
+    if (analyses >= budget) throw new OutOfBudget('budget');
+    // The whole recording is always judged once: without that there is nothing to keep.
+    if (analyses > 0 && performance.now() >= deadline) throw new OutOfBudget('time-limit');
     analyses++;
-    const rules = rulesOf(judge(keep));
-    return targets.every((t) => rules.has(t)) && [...rules].every((r) => allowed.has(r));
+    const rules = rulesOf(judge(candidate));
+    const still = targets.every((t) => rules.has(t)) && [...rules].every((r) => allowed.has(r));
+    if (still) best.set(candidate);
+    return still;
   };
 
-  const keep = new Uint8Array(atoms.count).fill(1);
   if (!interesting(keep)) {
     throw new ReduceError(`as a fixture the exchange no longer raises ${targets.join(', ')} alone: the finding rests on what a fixture cannot hold (the transport's framing, frames that are not JSON events, the HTTP status, or earlier exchanges of the thread)`);
   }
-  let complete = true;
+  let stoppedBy: Reduction['stoppedBy'] = null;
   try {
     const runs = atoms.runUnits(keep);
     if (runs.length > 1) removeChunks(runs, keep, interesting);
@@ -107,7 +122,8 @@ export function reduce(exchange: CapturedExchange, original: ExchangeReport, o: 
     }
   } catch (e) {
     if (!(e instanceof OutOfBudget)) throw e;
-    complete = false;
+    stoppedBy = e.by;
+    keep.set(best);
   }
 
   const reducedDoc = atoms.build(doc, keep);
@@ -128,7 +144,7 @@ export function reduce(exchange: CapturedExchange, original: ExchangeReport, o: 
     eventCount: stream.length,
     members: atoms.memberCounts(keep),
     analyses,
-    complete,
+    stoppedBy,
     report,
   };
 }

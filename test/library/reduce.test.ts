@@ -40,7 +40,7 @@ describe('reduce: a long realistic exchange with a planted violation', () => {
       assert.ok(allowed.has(PLANT_RULES[plant]));
       const r = reduce(x, report, { name: plant });
       assert.deepEqual(r.targets, [PLANT_RULES[plant]]);
-      assert.ok(r.complete);
+      assert.equal(r.stoppedBy, null);
       const doc = JSON.parse(r.fixture) as { input: Record<string, unknown[] | Record<string, unknown>>; stream: unknown[] };
       assert.ok(holds(doc, r.targets, allowed), 'the written fixture, read by check, still raises it and nothing new');
       assert.ok(doc.stream.length <= 6, `kept ${doc.stream.length} events`);
@@ -63,9 +63,14 @@ describe('reduce: a long realistic exchange with a planted violation', () => {
     const { x, report } = planted('text-not-open', 1500);
     assert.throws(() => reduce(x, report, { rule: 'identity/run-id-mismatch' }), ReduceError);
     const r = reduce(x, report, { budget: 10 });
-    assert.equal(r.complete, false);
+    assert.equal(r.stoppedBy, 'budget');
     assert.equal(r.analyses, 10);
     assert.ok(holds(JSON.parse(r.fixture), r.targets, rulesOf(report)));
+    // Stopped anywhere in the search, never with the candidate it was trying: each result is one it verified (budgets 1, 2, 3, 5, 6 and 7 wrote nothing before).
+    for (let budget = 1; budget <= 8; budget++) assert.ok(holds(JSON.parse(reduce(x, report, { budget }).fixture), r.targets, rulesOf(report)), `budget ${budget}`);
+    const timed = reduce(x, report, { timeLimitMs: 1 });
+    assert.equal(timed.stoppedBy, 'time-limit');
+    assert.ok(holds(JSON.parse(timed.fixture), timed.targets, rulesOf(report)));
     const clean = session({ events: 200 });
     const [cx] = exchangesOf(sse(clean.events), { input: clean.input });
     assert.throws(() => reduce(cx!, analyzeExchanges([cx!])[0]!), /no error-level finding/);
@@ -93,6 +98,13 @@ describe('reduce: a long realistic exchange with a planted violation', () => {
     const run = await execFileP(process.execPath, ['--import', 'tsx', '--test', join(out, 'session.test.mjs')], { cwd: ROOT, env });
     assert.match(run.stdout, /# pass 1/);
     assert.match(readFileSync(join(out, 'session.fixture.json'), 'utf8'), /"TOOL_CALL_ARGS"/);
+    // Stopped by the budget or the time limit: the best verified so far is written, stderr says so, exit 0.
+    for (const [limit, said] of [[['--budget', '3'], /the budget of 3 analyses ran out/], [['--time-limit', '0.001'], /the time limit of 0.001 s ran out/]] as const) {
+      let said2 = '';
+      assert.equal(reduceCommand([body, '--input', join(dir, 'input.json'), '--out', join(dir, 'stopped'), ...limit], { out: () => {}, err: (t) => void (said2 += t) }), 0, said2);
+      assert.match(said2, said);
+      assert.match(readFileSync(join(dir, 'stopped', 'session.fixture.json'), 'utf8'), /"TOOL_CALL_ARGS"/);
+    }
     let err = '';
     assert.equal(reduceCommand([body, '--rule', 'identity/run-id-mismatch', '--input', join(dir, 'input.json')], { out: () => {}, err: (t) => void (err += t) }), 2);
     assert.match(err, /no exchange raises identity\/run-id-mismatch/);
