@@ -28,10 +28,14 @@ export const DIFF_USAGE = `  agui-inspector diff <a> <b> [--format pretty|json] 
                                   findings; ids, chunking, keep-alives and timing set aside. Exit 0 the
                                   same, 1 different, 2 unreadable`;
 
-export const PROBE_USAGE = `  agui-inspector probe <url> --input <RunAgentInput.json> [--accept sse|protobuf] [--header 'Name: value']... [--har out.har] [--timeout S] [--format pretty|json|sarif|junit]
+export const PROBE_USAGE = `  agui-inspector probe <url> --input <RunAgentInput.json> [--accept sse|protobuf] [--header 'Name: value']... [--har out.har] [--timeout S] [--follow-same-origin] [--format pretty|json|sarif|junit]
                                   send the input to a live endpoint and report its answer as check does,
                                   with what the transport did (content type, streamed or one lump,
-                                  keep-alives); --har writes the recording, to replay, reduce and diff`;
+                                  keep-alives); --har writes the recording, to replay, reduce and diff.
+                                  A redirect is reported (status, Location), not followed: exit 1;
+                                  --follow-same-origin follows those to the URL's own origin, naming each.
+                                  A stream still open at --timeout fails (the run never ended); reading
+                                  stops at 64 MiB, as a tab's capture does, and the probe exits 1`;
 
 export const USAGE = `Usage:
   agui-inspector check <file>... [--input <RunAgentInput.json>] [--format pretty|json|sarif|junit] [--as 1.0|1.1] [--stall-ms N]

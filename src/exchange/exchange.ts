@@ -49,6 +49,8 @@ export interface CapturedExchange {
   chunks: Chunk[];
   /** The page itself aborted the request or cancelled the body before it ended: a truncation of its own making. */
   abandoned?: boolean;
+  /** The `Location` of a redirect the recorder did not follow (HAR `redirectURL`). */
+  redirectURL?: string;
   /** The source's analysis, when it has one: a capture's, or one a recording carries. */
   analysis?: AnalysisRecord;
   /** What the source recorded of when the response arrived; absent when it recorded nothing (a body file, a fixture). */

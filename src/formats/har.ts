@@ -118,7 +118,7 @@ function writeEntry(x: CapturedExchange): Record<string, unknown> {
       cookies: [],
       headers: [{ name: 'Content-Type', value: x.responseContentType }],
       content: { size: body.length, mimeType: x.responseContentType, ...contentBody(body, x.responseContentType) },
-      redirectURL: '',
+      redirectURL: x.redirectURL ?? '',
       headersSize: -1,
       bodySize: body.length,
     },
@@ -377,6 +377,7 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
     if (typeof request.url === 'string') x.url = withoutUserInfo(request.url);
     if (typeof request.method === 'string') x.method = request.method;
     if (typeof response.status === 'number') x.status = response.status;
+    if (typeof response.redirectURL === 'string' && response.redirectURL !== '') x.redirectURL = response.redirectURL;
     if (typeof entry.startedDateTime === 'string') x.startedDateTime = entry.startedDateTime;
     const requestType =
       (typeof postData?.mimeType === 'string' && postData.mimeType) || header(request.headers, 'content-type');

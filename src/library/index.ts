@@ -5,7 +5,7 @@
  */
 export { analyze, check, exchangesOf, type Checkable, type CheckOptions } from './check.ts';
 export { consumerView, diff, DIFFERENCE_KINDS, type Difference, type DifferenceKind, type DiffOptions, type ExchangeSeen, type MessageSeen, type RunSeen, type ToolCallSeen } from './diff.ts';
-export { ACCEPT, probe, ProbeError, type Probe, type ProbeOptions, type TransportSeen } from './probe.ts';
+export { ACCEPT, probe, ProbeError, type Probe, type ProbeOptions, type Redirect, type TransportSeen } from './probe.ts';
 export { DEFAULT_BUDGET, DEFAULT_TIME_LIMIT_MS, reduce, ReduceError, type ReduceOptions, type Reduction } from './reduce.ts';
 export { statusOf, toContract, type Contract, type ContractExchange, type FileResult } from './report.ts';
 export { FormatError } from '../formats/index.ts';

@@ -5,10 +5,11 @@
  * came as it was produced or held back in one lump (basic/transports: a proxy that buffers SSE defeats
  * streaming), and the keep-alive comments it carried.
  */
-import { bodyOf, type CapturedExchange, type Chunk } from '../exchange/index.ts';
+import { bodyOf, bytesOnlyAnalysis, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import { analyzeSession, type Timing } from '../detail/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { writeHar } from '../formats/index.ts';
+import { DEFAULT_LIMITS } from '../messages.ts';
 import { TOOL } from '../meta.ts';
 
 export const ACCEPT = { sse: 'text/event-stream', protobuf: 'application/vnd.ag-ui.event+proto' } as const;
@@ -20,6 +21,22 @@ export interface ProbeOptions {
   headers?: Record<string, string>;
   /** Gives up after this long, whether or not the answer has begun (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Follow a redirect whose Location is on the probed URL's own origin, sending the same request again.
+   * A redirect to any other origin is never followed: it would hand that origin the input and the headers.
+   */
+  followSameOrigin?: boolean;
+}
+
+/** A redirect the endpoint answered with: followed (same origin, when asked), or where the probe stopped. */
+export interface Redirect {
+  status: number;
+  from: string;
+  /** The `Location` header as sent; null when there was none. */
+  location: string | null;
+  /** Whether Location names a URL on the probed URL's own origin. */
+  sameOrigin: boolean;
+  followed: boolean;
 }
 
 export interface TransportSeen {
@@ -35,6 +52,10 @@ export interface TransportSeen {
   keepAlives: number;
   /** The probe stopped reading at its timeout. */
   timedOut: boolean;
+  /** The probe stopped reading at the byte cap (a tab's capture cap): the body and its analysis end there. */
+  capped: boolean;
+  /** Every redirect answered, in order; the last is where the probe stopped unless it was followed. */
+  redirects: Redirect[];
 }
 
 export interface Probe {
@@ -51,6 +72,9 @@ export class ProbeError extends Error {}
 
 /** Chunks no further apart than this arrived in one burst (one read of one flushed buffer). */
 const BURST_MS = 10;
+/** As many as fetch itself follows before it calls it a loop. */
+const MAX_REDIRECTS = 20;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const countKeepAlives = (body: string) => body.split(/\r\n|\r|\n/).filter((l) => l.startsWith(':')).length;
 
@@ -64,34 +88,58 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
   const started = performance.now();
   const startedDateTime = new Date().toISOString();
   const chunks: Chunk[] = [];
+  const redirects: Redirect[] = [];
+  let at = url;
   let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { ...o.headers, 'content-type': 'application/json', accept: ACCEPT[o.accept ?? 'sse'] },
-      body: o.input,
-      signal: controller.signal,
-    });
-  } catch (e) {
-    clearTimeout(timer);
-    throw new ProbeError(timedOut ? `no answer from ${url} within ${(o.timeoutMs ?? 30_000) / 1000} s` : `cannot reach ${url}: ${causeOf(e)}`);
+  for (;;) {
+    try {
+      response = await fetch(at, {
+        method: 'POST',
+        headers: { ...o.headers, 'content-type': 'application/json', accept: ACCEPT[o.accept ?? 'sse'] },
+        body: o.input,
+        signal: controller.signal,
+        redirect: 'manual',
+      });
+    } catch (e) {
+      clearTimeout(timer);
+      throw new ProbeError(timedOut ? `no answer from ${at} within ${(o.timeoutMs ?? 30_000) / 1000} s` : `cannot reach ${at}: ${causeOf(e)}`);
+    }
+    if (!REDIRECTS.has(response.status)) break;
+    const location = response.headers.get('location');
+    const next = location !== null && URL.canParse(location, at) ? new URL(location, at) : null;
+    const sameOrigin = next !== null && next.origin === new URL(url).origin;
+    const followed = o.followSameOrigin === true && sameOrigin && redirects.length < MAX_REDIRECTS;
+    redirects.push({ status: response.status, from: at, location, sameOrigin, followed });
+    if (!followed) break;
+    await response.body?.cancel();
+    at = next!.href;
   }
+  let bytes = 0;
+  let capped = false;
+  const reader = response.body?.getReader();
   try {
-    const reader = response.body?.getReader();
     for (;;) {
       const r = reader ? await reader.read() : { done: true as const, value: undefined };
       if (r.done) break;
-      chunks.push({ time: performance.now() - started, bytes: r.value });
+      // Past the cap the rest is not read at all: fetch decompresses as it is read, so a compression bomb stops here too.
+      capped = bytes + r.value.length > DEFAULT_LIMITS.maxBytes;
+      const kept = capped ? r.value.subarray(0, DEFAULT_LIMITS.maxBytes - bytes) : r.value;
+      if (kept.length > 0) chunks.push({ time: performance.now() - started, bytes: kept });
+      bytes += kept.length;
+      if (capped) break;
     }
   } catch {
-    // Aborted by the timeout, or the connection broke mid-body: what arrived is the answer, and its analysis says it was cut.
+    // Stopped by the timeout, or the connection broke mid-body: what arrived is the answer, and its analysis says
+    // it was cut. A timeout is no choice of the consumer's: the producer had not ended its run, which fails it.
   } finally {
     clearTimeout(timer);
   }
+  if (capped) await reader!.cancel();
   const contentType = response.headers.get('content-type') ?? '';
+  const refused = redirects.at(-1)?.followed === false ? redirects.at(-1)!.location : null;
   const exchange: CapturedExchange = {
     source: url,
-    url,
+    url: at,
     method: 'POST',
     status: response.status,
     startedDateTime,
@@ -100,9 +148,11 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
     responseContentType: contentType,
     chunks,
     arrival: 'chunks',
-    ...(timedOut ? { abandoned: true } : {}),
+    ...(refused !== null ? { redirectURL: refused } : {}),
   };
   const [analysed] = analyzeSession([exchange]);
+  // Recorded as the capture records a stream past its cap, so the recording says where its body stops.
+  if (capped) exchange.analysis = { ...bytesOnlyAnalysis(analysed!.report, null), capped };
   const first = chunks[0]?.time ?? null;
   const last = chunks.at(-1)?.time ?? null;
   const transport: TransportSeen = {
@@ -115,6 +165,8 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
     oneLump: analysed!.timing?.gaps != null && first !== null && last !== null && last - first <= BURST_MS,
     keepAlives: contentType.startsWith(ACCEPT.sse) ? countKeepAlives(new TextDecoder().decode(bodyOf(exchange))) : 0,
     timedOut,
+    capped,
+    redirects,
   };
   return {
     exchange,

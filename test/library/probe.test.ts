@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { probeCommand } from '../../src/cli/probe.ts';
 import { startReplay } from '../../src/cli/replay.ts';
 import { check, exchangesOf, probe, ProbeError } from '../../src/library/index.ts';
+import { DEFAULT_LIMITS } from '../../src/messages.ts';
 import { session } from './support/session.ts';
 
 const s = session({ turns: 3, plant: 'text-not-open' });
@@ -43,21 +45,43 @@ const AGENTS: Record<string, (res: ServerResponse, accept: string) => Promise<vo
     res.destroy();
   },
   silent: async () => {},
+  /** Starts a run, then sends nothing more and keeps the connection open. */
+  hangs: async (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify({ type: 'RUN_STARTED', threadId: s.input.threadId, runId: s.input.runId })}\n\n`);
+  },
+  /** ~1 MB of gzip that inflates to 1 GiB. */
+  bomb: async (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+    res.end(BOMB);
+  },
+  'same-origin': async (res) => void res.writeHead(307, { location: '/stream' }).end(),
 };
+// 1,024 gzip members of 1 MiB of zeros each, which a gunzip reads as one body: never 1 GiB in this process.
+const BOMB = Buffer.concat(Array<Buffer>(1024).fill(gzipSync(Buffer.alloc(2 ** 20), { level: 9 })));
 
 let server: Server;
 let base = '';
 before(async () => {
   server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => void AGENTS[req.url!.slice(1)]!(res, req.headers.accept ?? ''));
+    const url = new URL(req.url!, 'http://127.0.0.1');
+    if (url.pathname === '/redirect') return void res.writeHead(Number(url.searchParams.get('status')), { location: url.searchParams.get('to')! }).end();
+    req.on('end', () => void AGENTS[url.pathname.slice(1)]!(res, req.headers.accept ?? ''));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  other = createServer((req, res) => {
+    reached.push(req);
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
 });
 after(() => {
-  server.closeAllConnections();
-  server.close();
+  for (const x of [server, other]) {
+    x.closeAllConnections();
+    x.close();
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -70,6 +94,10 @@ function sameAsCheck(p: Awaited<ReturnType<typeof probe>>) {
   assert.deepEqual(x!.runs, p.report.runs.map((r) => ({ runId: r.runId, threadId: r.threadId, requested: r.requested, outcome: r.outcome })));
   assert.equal(x!.timing?.firstEventMs, p.timing?.firstEventMs);
 }
+
+/** A second server on 127.0.0.1: a redirect's target, which must never be asked. */
+let other: Server;
+const reached: IncomingMessage[] = [];
 
 describe('probe: a live endpoint, checked', () => {
   it('SSE and protobuf from the official encoder: streamed, keep-alives counted, findings equal check on the recording', async () => {
@@ -122,5 +150,52 @@ describe('probe: a live endpoint, checked', () => {
     } finally {
       await replay.close();
     }
+  });
+  it('a redirect to another port or to localhost is reported, not followed: the other server is never asked, exit 1', async () => {
+    writeFileSync(join(dir, 'input.json'), input);
+    const port = (other.address() as AddressInfo).port;
+    for (const [status, location] of [[307, `http://127.0.0.1:${port}/agent`], [308, `http://localhost:${port}/agent`], [302, `http://127.0.0.1:${port}/agent`]] as const) {
+      const to = `/redirect?status=${status}&to=${encodeURIComponent(location)}`;
+      const har = join(dir, 'redirect.har');
+      let out = '';
+      const io = { out: (t: string) => void (out += t), err: (t: string) => void (out += t) };
+      assert.equal(await probeCommand([base + to, '--input', join(dir, 'input.json'), '--header', 'X-Api-Key: secret', '--har', har, '--follow-same-origin'], io), 1, out);
+      assert.ok(out.includes(`redirect: HTTP ${status} from ${base}${to} to ${location}, not followed: another origin`), out);
+      const entry = JSON.parse(readFileSync(har, 'utf8')).log.entries[0];
+      assert.equal(entry.request.url, base + to);
+      assert.deepEqual([entry.response.status, entry.response.redirectURL], [status, location]);
+    }
+    assert.equal(reached.length, 0);
+  });
+
+  it('--follow-same-origin follows a redirect to the same origin, naming the hop; without it the redirect is reported', async () => {
+    const followed = await probe(`${base}/same-origin`, { input, followSameOrigin: true });
+    assert.deepEqual(followed.transport.redirects, [{ status: 307, from: `${base}/same-origin`, location: '/stream', sameOrigin: true, followed: true }]);
+    assert.equal(followed.exchange.url, `${base}/stream`);
+    assert.ok(followed.report.findings.some((f) => f.rule === 'streaming/text-not-open'));
+    const refused = await probe(`${base}/same-origin`, { input });
+    assert.equal(refused.transport.redirects[0]!.followed, false);
+    assert.equal(refused.report.verdict, 'failed');
+  });
+
+  it('a stream still open at --timeout is the producer\'s truncation: failed, exit 1', async () => {
+    let out = '';
+    const started = performance.now();
+    assert.equal(await probeCommand([`${base}/hangs`, '--input', join(dir, 'input.json'), '--timeout', '1'], { out: (t) => void (out += t), err: (t) => void (out += t) }), 1, out);
+    assert.ok(performance.now() - started < 1500);
+    assert.match(out, /lifecycle\/truncated/);
+    assert.doesNotMatch(out, /lifecycle\/abandoned/);
+    assert.match(out, /stopped at the timeout: the run never ended/);
+  });
+
+  it('a gzip bomb is read up to the capture\'s cap and no further, and the recording says so', async () => {
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const p = await probe(`${base}/bomb`, { input });
+    assert.ok(performance.now() - started < 2000, `${performance.now() - started} ms`);
+    assert.equal(p.transport.capped, true);
+    assert.equal(p.exchange.chunks.reduce((n, c) => n + c.bytes.length, 0), DEFAULT_LIMITS.maxBytes);
+    assert.equal(p.exchange.analysis?.capped, true);
+    assert.ok(process.memoryUsage().rss - before < 8 * DEFAULT_LIMITS.maxBytes, `rss grew ${(process.memoryUsage().rss - before) / 2 ** 20} MiB`);
   });
 });
