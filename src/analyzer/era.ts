@@ -155,6 +155,80 @@ export function pre10ReadinessOnly(f: Finding, event: unknown, nulls: readonly s
   }
 }
 
+/** Where a pre-1.0 input's reading differs: a JSON Pointer pattern (`*` any array index) and what 0.0.59 accepts there. */
+export interface InputReading {
+  at: string;
+  /** `any`: every value, at and under `at` (z.any()); `legacy-binary`: the 0.x binary content part of a user message. */
+  accepts: 'any' | 'legacy-binary';
+  why: string;
+}
+
+/**
+ * Where @ag-ui/core 0.0.59's RunAgentInputSchema (what a pre-1.0 client builds its input with, and a pre-1.0
+ * agent parses it with) accepts a request body that 1.0 rejects or strips. An enforcement finding there is a
+ * 1.0-readiness item of a pre-1.0 exchange; anywhere else the 1.0 reading stands, since 0.0.59 rejects what
+ * 1.0 finds malformed there too (its other members are typed as strictly, and it strips unknown members as
+ * 1.0 does). test/analyzer/input-differential.test.ts proves the table against RunAgentInputSchema.safeParse.
+ */
+export const PRE_1_0_INPUT: readonly InputReading[] = [
+  {
+    at: '/state',
+    accepts: 'any',
+    why: "RunAgentInputSchema.state is z.any() (a null read as absent: .transform(v => v ?? undefined)), and 0.0.59's HttpAgent sends \"state\": null until the agent gave it one; 1.0 leaves a member with no value out (basic#absent-means-absent, basic/run-input#state)",
+  },
+  {
+    at: '/forwardedProps',
+    accepts: 'any',
+    why: 'RunAgentInputSchema.forwardedProps is z.any(); 1.0 leaves a member with no value out (basic#absent-means-absent, basic/run-input#forwardedprops)',
+  },
+  {
+    at: '/tools/*/parameters',
+    accepts: 'any',
+    why: "ToolSchema.parameters is z.any(); 1.0 wants a JSON Schema object there (basic/run-input#tools)",
+  },
+  {
+    at: '/resume/*/payload',
+    accepts: 'any',
+    why: 'ResumeEntrySchema.payload is z.any().optional(); 1.0 leaves a payload with no value out (basic#absent-means-absent, basic/run-input#resume)',
+  },
+  {
+    at: '/messages/*/content/*/metadata',
+    accepts: 'any',
+    why: "0.0.59's media parts type metadata z.unknown().optional() and its text part has none (stripped); 1.0 gives every part a metadata object, absent only by omission (basic/run-input#messages, basic#absent-means-absent)",
+  },
+  {
+    at: '/messages/*/content/*',
+    accepts: 'legacy-binary',
+    why: "UserMessageSchema's content parts include the 0.x binary part (LegacyBinaryInputContentObjectSchema: a mimeType and at least one of id, url, data); 1.0 describes no binary part, so a 1.0 producer strips it as an unrecognised union member (basic/run-input#messages, basic/processing)",
+  },
+];
+
+/** Whether pointer tokens `path` lie at or under the pattern's tokens, `*` standing for an array index. */
+function under(pattern: readonly string[], path: readonly string[], exact: boolean): boolean {
+  if (path.length < pattern.length || (exact && path.length !== pattern.length)) return false;
+  return pattern.every((p, i) => (p === '*' ? /^(0|[1-9][0-9]*)$/.test(path[i]!) : p === path[i]));
+}
+
+/** The 0.x binary part as 0.0.59 accepts it (LegacyBinaryInputContentObjectSchema with ensureBinaryPayload); unknown members it strips. */
+function isLegacyBinaryPart(part: unknown): boolean {
+  if (!isObject(part) || part.type !== 'binary' || typeof part.mimeType !== 'string') return false;
+  const optional = (k: string) => part[k] === undefined || typeof part[k] === 'string';
+  return optional('id') && optional('url') && optional('data') && optional('filename') && Boolean(part.id || part.url || part.data);
+}
+
+/** Whether an enforcement finding on a pre-1.0 request body is a 1.0-readiness item (PRE_1_0_INPUT). */
+export function pre10InputReadinessOnly(f: Finding, input: JsonObject): boolean {
+  if (f.category !== 'schema' && f.category !== 'unrecognised') return false;
+  const path = (f.path ?? '').split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return PRE_1_0_INPUT.some((r) => {
+    const pattern = r.at.split('/').slice(1);
+    if (r.accepts === 'any') return under(pattern, path, false);
+    if (!under(pattern, path, true)) return false;
+    const message = Array.isArray(input.messages) ? input.messages[Number(path[1])] : undefined;
+    return isObject(message) && message.role === 'user' && Array.isArray(message.content) && isLegacyBinaryPart(message.content[Number(path[3])]);
+  });
+}
+
 /**
  * The findings of a pre-1.0 exchange with its readiness items marked, and whether the pre-1.0 client fails it.
  * `readinessOnly` holds findings that are readiness items whatever their rule: by pre10ReadinessOnly (above),

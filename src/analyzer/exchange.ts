@@ -185,7 +185,7 @@ export class ExchangeAnalyzer {
     // `--as` asks for one version's reading: no split.
     if (era === '1.x' || this.o.as !== undefined) return { ...base, input, verdict, readiness: null, findings };
     const pre = splitReadiness(findings, this.sink.fatalRules, this.sink.pre10Readiness);
-    const preInput = splitReadiness(input.findings, this.input.fatalRules);
+    const preInput = splitReadiness(input.findings, this.input.fatalRules, this.input.pre10Readiness);
     return {
       ...base,
       input: { ...input, verdict: preInput.fatal ? 'invalid' : 'valid', findings: preInput.findings },

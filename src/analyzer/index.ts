@@ -10,7 +10,7 @@ export { ThreadTracker, uncoveredBy } from './thread.ts';
 export type { InputAnalysis, InputField } from './input.ts';
 export type { Ev } from './event.ts';
 export type { StateStep } from './state.ts';
-export { PRE_1_0_READINGS } from './era.ts';
+export { PRE_1_0_INPUT, PRE_1_0_READINGS } from './era.ts';
 export type * from './types.ts';
 /** Each family's rules, for the rule list and the tests. */
 export { CHUNK_RULES } from './chunks.ts';

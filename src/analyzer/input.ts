@@ -3,6 +3,7 @@ import { defineRules, type Finding, type ProtocolVersion } from '../rules/index.
 import { enforce, enforcementFindings } from '../schema/index.ts';
 import type { Enforcement } from '../schema/index.ts';
 import { envelopeOf, isBareRunAgentInput } from '../exchange/index.ts';
+import { pre10InputReadinessOnly } from './era.ts';
 import { VERSION_RULES } from './negotiation.ts';
 import { FindingSink } from './sink.ts';
 import { consumerVersionFor, KNOWN_VERSIONS, parseVersion, compareVersions } from './version.ts';
@@ -99,6 +100,8 @@ export interface InputAnalysis {
   version: ProtocolVersion;
   /** Rules that fired fatally on the input: a pre-1.0 reading re-decides the verdict from them (era.ts). */
   fatalRules: ReadonlySet<string>;
+  /** Findings a pre-1.0 reading counts as 1.0-readiness items, where 0.0.59 accepts the value (era.ts PRE_1_0_INPUT). */
+  pre10Readiness: ReadonlySet<Finding>;
 }
 
 /** The spec's field order, each with what it obliges (basic/run-input). */
@@ -125,7 +128,7 @@ export type InputCheck = (sink: FindingSink, input: JsonObject) => void;
 export function analyzeInput(body: string | undefined, as?: ProtocolVersion, further?: InputCheck): InputAnalysis {
   if (body === undefined) {
     const version = as ?? '1.0';
-    return { present: false, value: null, effective: null, enforcement: null, verdict: 'valid', findings: [], fields: [], declared: null, version, fatalRules: new Set() };
+    return { present: false, value: null, effective: null, enforcement: null, verdict: 'valid', findings: [], fields: [], declared: null, version, fatalRules: new Set(), pre10Readiness: new Set() };
   }
   let parsed: unknown;
   let parseError: string | null = null;
@@ -153,7 +156,9 @@ export function analyzeInput(body: string | undefined, as?: ProtocolVersion, fur
     return finish(sink, null, null, null, declared, version);
   }
   const result = enforce.input(value, version);
-  for (const f of enforcementFindings(result, version, null)) sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed');
+  // An undeclared input may be a pre-1.0 client's, read as 0.0.59 reads it; a run declaring a version later makes the exchange 1.x, which ignores the mark.
+  const pre10 = value.protocolVersion === undefined;
+  for (const f of enforcementFindings(result, version, null)) sink.add(f, result.verdict === 'fatal' && f.rule === 'schema/malformed', pre10 && pre10InputReadinessOnly(f, value));
   const effective = result.verdict === 'ok' && isObject(result.value) ? result.value : null;
   checkDeclaration(sink, value);
   checkMessages(sink, value);
@@ -170,7 +175,7 @@ function finish(sink: FindingSink, value: JsonObject | null, effective: JsonObje
         return { name: f.name, present, note: present ? f.present(value[f.name]) : f.absent, spec: `/spec/${version}/${f.spec}` };
       })
     : [];
-  return { present: true, value, effective, enforcement, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version, fatalRules: sink.fatalRules };
+  return { present: true, value, effective, enforcement, verdict: sink.fatal ? 'invalid' : 'valid', findings, fields, declared, version, fatalRules: sink.fatalRules, pre10Readiness: sink.pre10Readiness };
 }
 
 function checkDeclaration(sink: FindingSink, input: JsonObject): void {
