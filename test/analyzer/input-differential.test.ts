@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { RunAgentInputSchema as RunAgentInputSchema100 } from '@ag-ui/core/schemas';
+import { EventSchemas as EventSchemas100, RunAgentInputSchema as RunAgentInputSchema100 } from '@ag-ui/core/schemas';
 import { ExchangeAnalyzer, PRE_1_0_INPUT } from '../../src/analyzer/index.ts';
 import { analyzeInput } from '../../src/analyzer/input.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
-import { referenceValidators, skipReason } from '../schema/reference.ts';
+import { corpus, referenceValidators, skipReason } from '../schema/reference.ts';
+import { mutations as eventMutations } from '../schema/mutate.ts';
 import { readFileSync } from 'node:fs';
 import { ROOT } from '../support/paths.ts';
 import { baseInput, mutate, type Era, type Json, type Mutation, type Obj } from './support/inputs.ts';
@@ -18,7 +19,9 @@ import { Rng } from './support/prng.ts';
  *   client builds its input with. What it accepts never fails the exchange (what 1.0 rejects there is a
  *   readiness item, era.ts PRE_1_0_INPUT); what it rejects fails it.
  * - declared 1.0 or 1.1: by the official JSON Schema of that version (ajv): what it rejects is malformed
- *   and fails the exchange, what it accepts raises no schema finding, and @ag-ui/core 1.0.0 agrees.
+ *   and fails the exchange, what it accepts raises no schema finding, and @ag-ui/core 1.0.0 agrees. Every
+ *   event type's members are judged the same way in a declared exchange's report: each event of the
+ *   conformance corpus and each one change away from it (test/schema/mutate.ts).
  * Every intended difference is data below, with the spec sentence or reference code that decides it, and
  * the test prints how often each one decided a case. INPUT_DIFF_SEED explores other inputs (the default
  * is what CI pins); INPUT_DIFF_CASES sets how many of each era.
@@ -150,7 +153,7 @@ function tally(counts: Map<string, number>, kind: string): void {
   counts.set(kind, (counts.get(kind) ?? 0) + 1);
 }
 
-describe('the input, judged as the peer\'s own client judges it', () => {
+describe('the input and every event type, judged as the peer\'s own client judges them', () => {
   it('pre-1.0 (undeclared): the verdict is @ag-ui/core 0.0.59\'s RunAgentInputSchema\'s, and what 1.0 alone rejects is a readiness item', (t) => {
     const unexplained: string[] = [];
     const explained = new Map<string, number>();
@@ -228,6 +231,60 @@ describe('the input, judged as the peer\'s own client judges it', () => {
       t.diagnostic(`  ${CORE_1_0_ANY_WHY}`);
       t.diagnostic('  unrecognised-material-stripped (/spec/1.0/basic/processing#what-a-consumer-does-with-unrecognised-material): the schema closes every object (unevaluatedProperties: false) and union; "enforcement ... strips unknown members, warning as it goes": the stripped input satisfies the schema');
       assert.ok(rejected > CASES / 5 && rejected < CASES, `the cases reach both verdicts (${rejected} rejected)`);
+      assert.deepEqual(unexplained.slice(0, 5), [], `${unexplained.length} unexplained disagreements`);
+    });
+  }
+
+  for (const version of ['1.0', '1.1'] as const) {
+    it(`declared ${version}: every event type's members, the official JSON Schema's verdict in the exchange's report`, { skip: skipReason }, (t) => {
+      const reference = referenceValidators(version);
+      const input = { threadId: 'thread-1', runId: 'run-1', protocolVersion: version, messages: [] };
+      const unexplained: string[] = [];
+      const explained = new Map<string, number>();
+      let n = 0;
+      const types = new Set<string>();
+      for (const fixture of corpus()) {
+        for (const base of fixture.stream) {
+          for (const { value: event, kind, at: where } of [{ value: base, kind: 'as recorded', at: '' }, ...eventMutations(base)]) {
+            n++;
+            types.add(String((base as Obj).type));
+            // Placed in a run of its own: the schema findings at its index are what is compared; the lifecycle's are not.
+            const frames = [{ type: 'RUN_STARTED', threadId: 'thread-1', runId: 'run-1', protocolVersion: version }, event, { type: 'RUN_FINISHED', threadId: 'thread-1', runId: 'run-1' }];
+            const a = new ExchangeAnalyzer({ source: 'event-differential', requestBody: JSON.stringify(input), contentType: 'text/event-stream' });
+            a.push(enc.encode(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('')), 0);
+            a.end(0);
+            const report = a.report();
+            const found = report.findings.filter((f) => f.event === 1 && (f.category === 'schema' || f.category === 'unrecognised'));
+            const malformed = found.some((f) => f.rule === 'schema/malformed');
+            const accepts = reference.event(event);
+            const what = `${fixture.file} ${String((base as Obj).type)} ${kind} ${where}`;
+            if (accepts && found.length > 0) unexplained.push(`${what}: the schema accepts, the analyzer finds ${found.map((f) => `${f.rule} ${f.path}`).join('; ')}`);
+            else if (!accepts && found.length === 0) unexplained.push(`${what}: the schema rejects, the analyzer finds nothing`);
+            else if (malformed && report.verdict !== 'failed') unexplained.push(`${what}: malformed, yet the exchange completed`);
+            else if (!accepts && !malformed) tally(explained, 'unrecognised-material-stripped');
+            if (version !== '1.0') continue;
+            // @ag-ui/core 1.0.0's EventSchemas, the official client's parse, agrees but where the spec's processing model strips.
+            const core = EventSchemas100.safeParse(event);
+            if (core.success === accepts) continue;
+            if (core.success && !malformed) {
+              tally(explained, 'core-parser-keeps-unknown-members');
+              continue;
+            }
+            if (!core.success && !malformed) {
+              const stripped = found.map((f) => f.path ?? '');
+              const why = issuesOf(core.error).map((i) => explainedBy(CORE_1_0_DIFFERENCES, i, event as Obj, stripped));
+              if (why.every((d) => d !== undefined)) {
+                for (const d of new Set(why)) tally(explained, d!.kind);
+                continue;
+              }
+            }
+            unexplained.push(`${what}: @ag-ui/core 1.0.0 ${core.success ? 'accepts' : 'rejects'}, the schema ${accepts ? 'accepts' : 'rejects'} and the analyzer finds ${found.map((f) => `${f.rule} ${f.path}`).join('; ') || 'nothing'}`);
+          }
+        }
+      }
+      t.diagnostic(`${n} events of ${types.size} types declared ${version}, from the conformance corpus and each one change away; explained: ${[...explained].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      t.diagnostic('  core-parser-keeps-unknown-members (/spec/1.0/basic/processing#what-a-consumer-does-with-unrecognised-material): "This binds the pipeline, not the parser. A library layer that only parses an event ... keeps unknown properties on purpose"; @ag-ui/core 1.0.0\'s event schemas pass them through, the schema closes the object, and the analyzer strips them as enforcement does');
+      assert.ok(n > 4000 && types.size >= 25, `${n} events of ${types.size} types`);
       assert.deepEqual(unexplained.slice(0, 5), [], `${unexplained.length} unexplained disagreements`);
     });
   }
