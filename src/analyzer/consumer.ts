@@ -103,6 +103,11 @@ export interface ConsumerModelOptions {
   history: unknown;
   /** Whether the exchange reads as pre-1.0 (no declaration so far): the 0.0.59 client's snapshot rule applies. */
   legacy?: () => boolean;
+  /**
+   * Whether the model notes, for the views, the event that last changed each message (`eventOf`) and what
+   * each apply changed (`changes`). Only the views read them, and noting costs allocations on every event.
+   */
+  noteChanges?: boolean;
 }
 
 const ACTIVITY_HISTORY_KEY = '@ag-ui/client';
@@ -149,11 +154,11 @@ const describeMessage = (m: HeldMessage): string => `${String(m.role)} message $
 export class ConsumerModel {
   messages: HeldMessage[];
   private readonly origins = new WeakMap<HeldMessage, Origin>();
-  /** The event that last changed each message, for the views. */
-  private readonly touched = new WeakMap<HeldMessage, number>();
+  /** The event that last changed each message, for the views; null when they are not noted. */
+  private readonly touched: WeakMap<HeldMessage, number> | null;
   /** Counts the changes to what the consumer holds: an event that leaves it alone leaves this alone. */
   revision = 0;
-  /** What the last `apply` changed, each message once, in the order it happened; emptied by the next. */
+  /** What the last `apply` changed, each message once, in the order it happened; emptied by the next. Empty when changes are not noted. */
   readonly changes: HeldChange[] = [];
   private readonly changed = new Set<HeldMessage>();
   private readonly opened = new Map<string, CallOpened>();
@@ -176,6 +181,7 @@ export class ConsumerModel {
   private calls: { of: HeldMessage[]; length: number; any: Map<unknown, FoundCall>; assistant: Map<unknown, FoundCall> } | null = null;
 
   constructor(private readonly o: ConsumerModelOptions) {
+    this.touched = o.noteChanges ? new WeakMap() : null;
     this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => jsonClone(withoutNullOwner(m)) as JsonObject);
     for (const m of this.messages) this.origins.set(m, { how: 'input', event: null, run: -1 });
     // An input already out of order is the application's history, not something this stream did.
@@ -188,18 +194,19 @@ export class ConsumerModel {
 
   /** The event that last changed `m`; null for a message as the input gave it. */
   eventOf(m: HeldMessage): number | null {
-    return this.touched.get(m) ?? null;
+    return this.touched?.get(m) ?? null;
   }
 
   private mark(m: HeldMessage, event: number, change: 'added' | 'replaced' = 'replaced', listed?: number): void {
-    this.touched.set(m, event);
     this.revision++;
+    if (this.touched === null) return;
+    this.touched.set(m, event);
     this.note({ change, message: m, ...(listed !== undefined ? { listed } : {}) });
   }
 
   /** A message's first change in this apply is the one it is listed under (a message added, then written, was added). */
   private note(c: HeldChange): void {
-    if (this.changed.has(c.message)) return;
+    if (this.touched === null || this.changed.has(c.message)) return;
     this.changed.add(c.message);
     this.changes.push(c);
   }
@@ -600,12 +607,13 @@ export class ConsumerModel {
         const at = place.get(next);
         if (replacement !== m && !jsonEqual(replacement, m)) {
           this.origins.set(replacement, this.origins.get(m)!);
-          this.touched.set(replacement, index);
+          this.touched?.set(replacement, index);
           this.note({ change: 'replaced', message: replacement, listed: at, was: m });
         } else {
           if (replacement !== m) {
             this.origins.set(replacement, this.origins.get(m)!);
-            if (this.touched.has(m)) this.touched.set(replacement, this.touched.get(m)!);
+            const event = this.touched?.get(m);
+            if (event !== undefined) this.touched!.set(replacement, event);
           }
           this.note({ change: 'kept', message: replacement, listed: at });
         }

@@ -38,6 +38,8 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   onEmit?: (ev: Ev, index: number, own: boolean) => void;
   /** Of those, the ones that begin, end or stand for an item, and the first content delta (Verifier's `onItem`). */
   onItem?: (ev: Ev, index: number, content: boolean) => void;
+  /** Whether the conversation notes its changes for the views (ConsumerModelOptions.noteChanges); a report reads none. */
+  noteChanges?: boolean;
 }
 
 /** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
@@ -81,6 +83,7 @@ export class ExchangeAnalyzer {
       onState: o.onState,
       onEmit: o.onEmit,
       onItem: o.onItem,
+      noteChanges: o.noteChanges,
       pre10: () => this.o.as === undefined && this.input.declared === null && !this.verifier.someRunDeclared,
     });
     this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);

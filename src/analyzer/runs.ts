@@ -173,6 +173,8 @@ export interface VerifierOptions {
   onItem?: (ev: Ev, index: number, content: boolean) => void;
   /** Whether the exchange still reads as pre-1.0: the conversation is then kept as the 0.0.59 client keeps it. */
   pre10?: () => boolean;
+  /** Whether the conversation notes its changes for the views (ConsumerModelOptions.noteChanges). */
+  noteChanges?: boolean;
 }
 
 /**
@@ -203,7 +205,7 @@ export class Verifier {
     const start = o.input && o.input.state !== undefined ? o.input.state : {};
     this.state = new StateTracker(o.sink, start, o.onState);
     this.state.unknown = o.input === null;
-    this.consumer = new ConsumerModel({ sink: o.sink, history: o.input?.messages, legacy: o.pre10 });
+    this.consumer = new ConsumerModel({ sink: o.sink, history: o.input?.messages, legacy: o.pre10, noteChanges: o.noteChanges });
   }
 
   /** A RUN_FINISHED or RUN_ERROR arrived but was rejected (malformed): the run it meant to end stays active. */

@@ -85,6 +85,7 @@ export class ExchangeReading {
     const tools = (this.tools = new ToolCallsReading(this, o.toolThread));
     this.analyzer = new ExchangeAnalyzer({
       ...o,
+      noteChanges: true,
       onInput: (input) => {
         o.onInput?.(input);
         timing?.hooks.onInput(input);
@@ -213,7 +214,7 @@ export class ExchangeReading {
     this.settleConversation();
     if (!Number.isInteger(n) || n < 0 || n >= this.convSteps.length) return null;
     const pre10 = report.era === 'pre-1.0';
-    const model = new ConsumerModel({ history: this.analyzer.input.value?.messages, legacy: () => pre10 });
+    const model = new ConsumerModel({ history: this.analyzer.input.value?.messages, legacy: () => pre10, noteChanges: true });
     for (let i = 0; i <= n; i++) model.apply(this.convSteps[i]!, this.convAt[i]!);
     return { messages: conversationOf(model) };
   }
