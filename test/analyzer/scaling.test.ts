@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { ExchangeAnalyzer } from '../../src/analyzer/index.ts';
+import { realisticStream } from '../../bench/stream.ts';
+import { chunk, encodeSse, SSE } from './support/harness.ts';
 import { FAMILIES, measureScaling, viaAnalyzer, viaCli, type Scaling } from './support/scaling.ts';
 
 /**
@@ -23,4 +28,39 @@ describe('scaling: the analyzer is linear in its input', () => {
       });
     }
   }
+});
+
+/**
+ * What the analyzer keeps is what a consumer holds (the conversation, open items, state), never a record
+ * per event: twice the stream keeps at most twice the heap. Measured after full collections, with the body
+ * allocated before the baseline; ALLOWANCE is the collector's own noise (about ±100 KB, bench/memory.ts).
+ */
+const ALLOWANCE = 256 * 1024;
+
+function retainedHeap(events: number): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heap = (): number => {
+    for (let i = 0; i < 3; i++) gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const { input, events: stream } = realisticStream(events, 1);
+  const chunks = chunk(encodeSse(stream), () => 16 * 1024);
+  stream.length = 0;
+  const before = heap();
+  const a = new ExchangeAnalyzer({ source: 'scaling', requestBody: JSON.stringify(input), contentType: SSE });
+  for (const c of chunks) a.push(c, 0);
+  a.end(0);
+  const after = heap();
+  // Both stay reachable until here: a body collected mid-measure would count as negative retention.
+  assert.equal(a.report().verdict, 'completed');
+  assert.ok(chunks.length > 0);
+  return after - before;
+}
+
+describe('scaling: the retained heap is linear in the input', () => {
+  it('bench/stream.ts mix, n = 20,000 and 40,000 events (ExchangeAnalyzer)', () => {
+    const [one, two] = [retainedHeap(20_000), retainedHeap(40_000)];
+    assert.ok(two <= 2 * one + ALLOWANCE, `n kept ${(one / 1024).toFixed(0)} KB, 2n kept ${(two / 1024).toFixed(0)} KB (×${(two / one).toFixed(2)}, over ×2)`);
+  });
 });
