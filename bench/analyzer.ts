@@ -8,7 +8,7 @@ const RUNS = 5;
 const CHUNK = 16 * 1024;
 const WARMUP = 3;
 const ITERATIONS = 7;
-const TARGET_RATIO = 5;
+const TARGET_RATIO = 5.5;
 const TARGET_MBPS = 50;
 
 /** Medians of each contender, taking turns so that GC debt and JIT state are shared fairly. */
