@@ -48,6 +48,39 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/**
+ * A text two JSON values share exactly when `jsonEqual` holds between them: members sorted (objects are
+ * unordered), numbers by value (so 0 and -0 agree). Hashing by it makes set membership linear where pairwise
+ * `jsonEqual` is quadratic. Iterative, so hostile nesting cannot overflow the stack.
+ */
+export function jsonKey(v: unknown): string {
+  const parts: string[] = [];
+  // Text on the stack is output as it is; a container is wrapped, to be opened when it is reached.
+  const stack: (string | { v: object })[] = [leafOrContainer(v)];
+  while (stack.length) {
+    const top = stack.pop()!;
+    if (typeof top === 'string') {
+      parts.push(top);
+      continue;
+    }
+    const x = top.v;
+    if (Array.isArray(x)) {
+      parts.push('[');
+      stack.push(']');
+      for (let i = x.length - 1; i >= 0; i--) stack.push(leafOrContainer(x[i]), i > 0 ? ',' : '');
+    } else {
+      const o = x as JsonObject;
+      const keys = Object.keys(o).sort();
+      parts.push('{');
+      stack.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) stack.push(leafOrContainer(o[keys[i]!]), `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`);
+    }
+  }
+  return parts.join('');
+}
+
+const leafOrContainer = (x: unknown): string | { v: object } => (typeof x === 'object' && x !== null ? { v: x } : typeof x === 'string' ? JSON.stringify(x) : String(x));
+
 /** A copy sharing no container with `v`; iterative so hostile nesting cannot overflow the stack. */
 export function jsonClone(v: unknown): unknown {
   const copyOf = (x: unknown): unknown => (Array.isArray(x) ? x.slice() : isObject(x) ? { ...x } : x);

@@ -216,7 +216,7 @@ export class ToolCallsReading {
     if (!schema) this.schemas.set(row.name, (schema = new CheckedSchema(tool.parameters)));
     const r = schema.check(row.parsed);
     a.spec = spec(v, 'basic/run-input#tools', 'events/tool-calls#security-considerations');
-    if (r.status === 'unchecked') a.reason = `its parameters schema cannot be checked here: ${r.reason}`;
+    if (r.status === 'unchecked') a.reason = r.costly ? r.reason : `its parameters schema cannot be checked here: ${r.reason}`;
     else {
       a.status = r.status;
       if (r.status === 'invalid') a.errors = r.errors;

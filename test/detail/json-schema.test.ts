@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import Ajv from 'ajv/dist/ajv.js';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { CheckedSchema } from '../../src/detail/json-schema.ts';
+import { BUDGET, CheckedSchema } from '../../src/detail/json-schema.ts';
 import { prng } from '../wire/helpers.ts';
 
 const check = (schema: unknown, x: unknown) => new CheckedSchema(schema).check(x);
@@ -65,12 +65,101 @@ test('a schema it cannot interpret is unchecked, with the reason', () => {
   assert.match(reason({ $ref: '#/$defs/missing' }), /points at nothing/);
   assert.match(reason({ $ref: '#anchor' }), /not a pointer/);
   assert.match(reason({ pattern: '(' }), /not a regular expression/);
+  assert.match(reason({ pattern: '(a)\\1' }), /its pattern "\(a\)\\\\1" \(at \/\) is refused: it uses a backreference/);
+  assert.match(reason({ properties: { a: { patternProperties: { '^x(?=y)': true } } } }), /its pattern "\^x\(\?=y\)" \(at \/properties\/a\) is refused: it uses lookaround/);
   assert.match(reason({ type: 'date' }), /not a JSON Schema type/);
   assert.match(reason({ exclusiveMinimum: true, minimum: 1 }), /draft-04/);
   assert.match(reason({ properties: 1 }), /not an object/);
   assert.match(reason('string'), /neither an object nor a boolean/);
   assert.match(reason({ properties: { a: { $id: 'other.json' } } }), /nested \$id/);
   assert.match(reason({ $defs: { a: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }), /nest deeper/);
+});
+
+// ---- Page-controlled input: every check is bounded ----
+
+const cpuMs = (f: () => void): number => {
+  const t = process.cpuUsage();
+  f();
+  const d = process.cpuUsage(t);
+  return (d.user + d.system) / 1000;
+};
+/** Asserts `f` takes under `ms` of CPU time, and returns what it returned. */
+const fast = <T,>(ms: number, f: () => T): T => {
+  let out!: T;
+  const took = cpuMs(() => (out = f()));
+  assert.ok(took < ms, `took ${took.toFixed(0)} ms`);
+  return out;
+};
+
+describe('bounded on hostile schemas and arguments', () => {
+  test('a pattern that backtracks natively: ^(a+)+$ against a×28 and a×40, then !', () => {
+    for (const n of [28, 40]) {
+      assert.deepEqual(fast(200, () => paths({ type: 'string', pattern: '^(a+)+$' }, 'a'.repeat(n) + '!')), [['', 'pattern']]);
+      assert.deepEqual(check({ patternProperties: { '^(a+)+$': false } }, { ['a'.repeat(n) + '!']: 1, ['a'.repeat(n)]: 1 }).status, 'invalid');
+    }
+  });
+
+  test('24 levels of allOf and anyOf, each of two $refs to the next level, walk each level once', () => {
+    const levels = 24;
+    const nested = (kind: (i: number) => string) => {
+      const $defs: Record<string, unknown> = { [`d${levels}`]: { type: 'string', minLength: 2 } };
+      for (let i = 0; i < levels; i++) {
+        const next = { $ref: `#/$defs/d${i + 1}` };
+        $defs[`d${i}`] = { [kind(i)]: [next, { ...next }] };
+      }
+      return { $defs, properties: { a: { $ref: '#/$defs/d0' }, b: { $ref: '#/$defs/d0' } } };
+    };
+    // Every allOf branch is walked when the value is valid; every anyOf branch when it is not: 2^24 walks each, unremembered.
+    assert.deepEqual(fast(500, () => check(nested(() => 'allOf'), { a: 'xy' })), { status: 'valid' });
+    assert.deepEqual(fast(500, () => paths(nested(() => 'anyOf'), { a: 'x' })), [['/a', 'anyOf']]);
+    const mixed = nested((i) => (i % 2 ? 'anyOf' : 'allOf'));
+    assert.deepEqual(fast(500, () => check(mixed, { a: 'xy', b: 'zw' })), { status: 'valid' });
+    // The same value at two paths: each mismatch is named at its own path, once per allOf branch.
+    assert.deepEqual(fast(500, () => paths(mixed, { a: 'x', b: 'x' })), [['/a', 'anyOf'], ['/a', 'anyOf'], ['/b', 'anyOf'], ['/b', 'anyOf']]);
+  });
+
+  test('uniqueItems and enum over 20,000 items, and doubling them about doubles the time', () => {
+    const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: [`t${i}`, { z: i % 7, a: null }] }));
+    const list = items(20_000);
+    assert.deepEqual(fast(1000, () => check({ uniqueItems: true }, list)), { status: 'valid' });
+    assert.deepEqual(fast(1000, () => check({ uniqueItems: true }, [...list, { tags: ['t5', { a: null, z: 5 }], id: 5 }])), {
+      status: 'invalid', errors: [{ path: '', keyword: 'uniqueItems', message: 'items 5 and 20000 are equal' }],
+    });
+    const e = new CheckedSchema({ items: { enum: list } });
+    assert.deepEqual(fast(1000, () => e.check(list.slice().reverse())), { status: 'valid' });
+    assert.deepEqual(fast(1000, () => paths({ items: { enum: list } }, [{ id: 1, tags: ['t1', { z: 1, a: 0 }] }])), [['/0', 'enum']]);
+    const at = (n: number): number => {
+      const x = items(n);
+      return Math.min(...[0, 1].map(() => cpuMs(() => assert.equal(check({ uniqueItems: true, items: { enum: x } }, x).status, 'valid'))));
+    };
+    at(5_000);
+    const [one, two] = [at(5_000), at(10_000)];
+    assert.ok(two / one < 3, `n: ${one.toFixed(1)} ms, 2n: ${two.toFixed(1)} ms`);
+  });
+
+  test('multipleOf is decided on the decimal values', () => {
+    for (const [x, m] of [[0.29, 0.01], [19.99, 0.01], [1.1, 0.1], [4.35, 0.05], [-0.3, 0.1], [1e21, 1e-7], [0, 0.3], [123456789012345680000, 10]]) {
+      assert.equal(check({ multipleOf: m }, x).status, 'valid', `${x} of ${m}`);
+    }
+    for (const [x, m] of [[0.291, 0.01], [1e308, 3], [5e-324, 1e-323], [0.3, 0.2]]) {
+      assert.equal(check({ multipleOf: m }, x).status, 'invalid', `${x} of ${m}`);
+    }
+  });
+
+  test('a check beyond its budget is unchecked, as too costly, never a verdict', () => {
+    const long = 'a'.repeat(1_000_000);
+    const r = fast(1000, () => check({ items: { pattern: '^([a-z]|\\d)+$' } }, [long]));
+    assert.equal(r.status, 'unchecked');
+    assert.match(r.status === 'unchecked' ? r.reason : '', new RegExp(`^not checked — too costly: .* more than ${BUDGET.toLocaleString('en')} steps`));
+    assert.equal(r.status === 'unchecked' && r.costly, true);
+    // The schema is not spoiled for the next, affordable, arguments.
+    const s = new CheckedSchema({ items: { pattern: '^([a-z]|\\d)+$' } });
+    assert.equal(s.check([long]).status, 'unchecked');
+    assert.equal(s.check(['ok']).status, 'valid');
+    // Walking many subschemas over many values counts too.
+    const wide = { items: { anyOf: Array.from({ length: 50 }, (_, i) => ({ type: 'object', required: [`k${i}`] })) } };
+    assert.equal(fast(1500, () => check(wide, Array.from({ length: 200_000 }, () => ({ k49: 1 })))).status, 'unchecked');
+  });
 });
 
 // ---- Differential against ajv: generated schemas and instances ----
