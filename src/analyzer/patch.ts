@@ -93,10 +93,17 @@ export class PatchTarget {
     return this.copiedCount;
   }
 
-  /** Applies every operation or none: on failure the document is as it was, and the failing operation is named. */
-  apply(ops: readonly unknown[]): PatchResult {
+  /**
+   * Applies every operation or none: on failure the document is as it was, and the failing operation is named.
+   * Given `inverse`, a patch that takes the result back to the document before is added to it when every
+   * operation applied (state.ts steps back through a history with it): one operation per write, so it
+   * costs what the patch costs.
+   */
+  apply(ops: readonly unknown[], inverse?: unknown[]): PatchResult {
     this.log = [];
+    const undo: unknown[] = [];
     for (let i = 0; i < ops.length; i++) {
+      const from = this.log.length;
       try {
         this.one(ops[i]);
       } catch (e) {
@@ -104,8 +111,10 @@ export class PatchTarget {
         this.rollback();
         return { ok: false, op: i, error: e.message };
       }
+      if (inverse) for (let j = from; j < this.log.length; j++) undo.push(inverseOf(this.log[j]!, ops[i] as JsonObject, j - from));
     }
     this.log = [];
+    if (inverse) for (let j = undo.length - 1; j >= 0; j--) inverse.push(undo[j]);
     return { ok: true, doc: this.doc };
   }
 
@@ -250,6 +259,23 @@ export class PatchTarget {
   private setElement(a: unknown[], i: number, v: unknown): void {
     this.log.push({ kind: 'element', a, i, old: a[i] });
     a[i] = v;
+  }
+}
+
+/**
+ * The RFC 6902 operation that undoes one logged write of `op`: its `nth` write, which for a move is the
+ * removal at `from` (0) and then the addition at `path` (1). A member that was there is put back with
+ * `add`, which sets it whether the operation left it in place or took it out.
+ */
+function inverseOf(u: Undo, op: JsonObject, nth: number): JsonObject {
+  const path = (op.op === 'move' && nth === 0 ? op.from : op.path) as string;
+  const element = (i: number): string => `${path.slice(0, path.lastIndexOf('/'))}/${i}`;
+  switch (u.kind) {
+    case 'doc': return { op: 'add', path: '', value: u.old };
+    case 'member': return u.had ? { op: 'add', path, value: u.old } : { op: 'remove', path };
+    case 'element': return { op: 'replace', path, value: u.old };
+    case 'inserted': return { op: 'remove', path: element(u.i) };
+    case 'removed': return { op: 'add', path: element(u.i), value: u.old };
   }
 }
 

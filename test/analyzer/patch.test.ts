@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyPatch, PatchTarget } from '../../src/analyzer/patch.ts';
+import { jsonClone, jsonEqual, pointer } from '../../src/json.ts';
+import { prng } from '../wire/helpers.ts';
 
 /** RFC 6902's own examples (appendix A) and the properties the analyzer relies on: no mutation, atomic failure. */
 describe('RFC 6902 patch', () => {
@@ -114,5 +116,44 @@ describe('PatchTarget', () => {
     assert.ok(t.apply([{ op: 'add', path: '/__proto__/y', value: 2 }, { op: 'copy', from: '/__proto__', path: '/c' }]).ok);
     assert.equal(Object.getPrototypeOf(t.doc), Object.prototype);
     assert.deepEqual(JSON.stringify(t.doc), '{"__proto__":{"x":1,"y":2},"c":{"x":1,"y":2}}');
+  });
+  it('the inverse patch it gives takes the result back to the document before, on generated patches', () => {
+    const r = prng(33);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const value = (depth: number): unknown =>
+      depth > 2 || r() < 0.4 ? pick([1, 'x', null, true]) : r() < 0.5 ? Array.from({ length: Math.floor(r() * 4) }, () => value(depth + 1)) : Object.fromEntries(['a', 'b', 'c/d', '__proto__'].filter(() => r() < 0.5).map((k) => [k, value(depth + 1)]));
+    /** Every pointer in `doc`, and for arrays the end (`-`) and one past it too. */
+    const paths = (doc: unknown, at = ''): string[] => {
+      const out = [at];
+      if (Array.isArray(doc)) {
+        doc.forEach((v, i) => out.push(...paths(v, `${at}/${i}`)));
+        out.push(`${at}/-`, `${at}/${doc.length}`);
+      } else if (doc && typeof doc === 'object') {
+        for (const [k, v] of Object.entries(doc)) out.push(...paths(v, at + pointer(k)));
+        out.push(at + pointer(pick(['a', 'b', 'new'])));
+      }
+      return out;
+    };
+    let applied = 0;
+    for (let n = 0; n < 3000; n++) {
+      const before = value(0);
+      const kept = jsonClone(before);
+      const ops = Array.from({ length: 1 + Math.floor(r() * 4) }, () => {
+        const ps = paths(before);
+        return { op: pick(['add', 'remove', 'replace', 'move', 'copy', 'test']), path: pick(ps), from: pick(ps), value: value(1) };
+      });
+      const inverse: unknown[] = [];
+      const t = new PatchTarget(before);
+      const result = t.apply(ops, inverse);
+      assert.ok(jsonEqual(before, kept));
+      if (!result.ok) {
+        assert.deepEqual(inverse, []);
+        continue;
+      }
+      applied++;
+      const back = new PatchTarget(t.doc).apply(inverse);
+      assert.ok(back.ok && jsonEqual(back.doc, before), `${JSON.stringify(before)} ${JSON.stringify(ops)}: inverse ${JSON.stringify(inverse)} gave ${JSON.stringify(back)}`);
+    }
+    assert.ok(applied > 500, `${applied} patches applied`);
   });
 });
