@@ -130,6 +130,15 @@ function slice(): void {
   nextSlice();
 }
 
+/** Runs `steps` a slice at a time, every message and request waiting running in between, as the analysis does. */
+async function sliced(steps: Iterator<void>): Promise<void> {
+  for (;;) {
+    const end = performance.now() + SLICE_MS;
+    while (performance.now() < end) if (steps.next().done) return;
+    await new Promise<void>((go) => (scheduler ? void scheduler.postTask(go, { priority: 'background' }) : setTimeout(go, 0)));
+  }
+}
+
 // ── persistence, then acknowledgement ───────────────────────────────────────
 
 
@@ -456,7 +465,12 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     return worker.limits;
   },
   'agui-inspector/origins': () => syncOrigins(),
-  'agui-inspector/detail': async (req) => (await restored(req.tabId))?.detail(req.exchangeId, req.part) ?? null,
+  'agui-inspector/detail': async (req) => {
+    const s = await restored(req.tabId);
+    // Each check is bounded, but an exchange may hold many calls: they are checked a slice at a time first.
+    if (s && req.part === 'toolCalls') await sliced(s.toolChecks(req.exchangeId));
+    return s?.detail(req.exchangeId, req.part) ?? null;
+  },
   'agui-inspector/state-at': async (req) => (await restored(req.tabId))?.stateAt(req.exchangeId, req.step) ?? null,
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
   'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),

@@ -445,6 +445,17 @@ export class Session {
     }
   }
 
+  /** The argument checks the Tools view of exchange `id` waits on, a call per step, for the worker to run in slices. */
+  *toolChecks(id: string): Generator<void, void> {
+    const steps = this.ofReading(id, (r) => r.toolChecks());
+    if (!steps) return;
+    try {
+      yield* steps;
+    } catch {
+      // The detail request that follows meets the same failure, and records it as the analysis's.
+    }
+  }
+
   stateAt(id: string, step: number): { state: unknown } | null {
     return this.ofReading(id, (r) => r.stateAt(step));
   }

@@ -226,6 +226,11 @@ export class ExchangeReading {
     return convDiff(n, this.convAt[n]!, this.convSteps[n]!, this.convChanges[n]!);
   }
 
+  /** Checks the tool calls' arguments not checked yet, a call per step: the `toolCalls` part then only reads the verdicts. */
+  toolChecks(): Generator<void, void> {
+    return this.tools.settle(conversationOf(this.analyzer.consumer), this.report().consumerVersion);
+  }
+
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
   stateAt(n: number): { state: unknown } | null {
     const step = this.steps[n];

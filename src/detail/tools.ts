@@ -64,6 +64,15 @@ export interface ToolCallRow {
   later: LaterRequest | null;
 }
 
+/** A call's closed arguments as checked: the text, what it parsed to (absent when it did not parse), and the check. */
+interface Verdict {
+  text: string;
+  /** The version its spec sections are of. */
+  v: ProtocolVersion;
+  args: ArgsCheck;
+  parsed?: unknown;
+}
+
 /** Where each call started, as the stream went; everything else is read from what the analysis holds. */
 interface Started {
   id: string;
@@ -100,6 +109,13 @@ export class ToolThread {
   }
 }
 
+/** Each tool call the conversation holds, by id: the first of an id. */
+function heldCalls(conversation: ConvMessage[]): Map<string, { name: string; arguments: string }> {
+  const held = new Map<string, { name: string; arguments: string }>();
+  for (const m of conversation) for (const c of m.toolCalls) if (!held.has(c.id)) held.set(c.id, c);
+  return held;
+}
+
 const spec = (v: ProtocolVersion, ...sections: string[]): string[] => sections.map((s) => `/spec/${v}/${s}`);
 
 /** The tool calls of one exchange as its analysis goes: fed each event after chunk expansion. */
@@ -109,6 +125,11 @@ export class ToolCallsReading {
   private declared = new Map<string, JsonObject>();
   private threadId: string | null = null;
   private readonly schemas = new Map<string, CheckedSchema>();
+  /**
+   * Each call's arguments as last checked, with the verdict: the rows are asked for again and again, and a
+   * check may cost up to the schema checker's budget, so it is made once per argument text.
+   */
+  private readonly verdicts = new Map<string, Verdict>();
 
   /** The owners (`owner` of their readings) of the earlier calls this exchange's request answered or went on without. */
   revisits: readonly object[] = [];
@@ -151,12 +172,9 @@ export class ToolCallsReading {
 
   /** The rows, from the conversation the consumer holds, the exchange's runs and (when recorded) its tool spans. */
   rows(conversation: ConvMessage[], runs: { run: RunReport; finished: JsonObject | null }[], report: ExchangeReport, spans: readonly ToolSpan[] | null): ToolCallRow[] {
-    const held = new Map<string, { name: string; arguments: string }>();
+    const held = heldCalls(conversation);
     const results = new Map<string, ConvMessage>();
-    for (const m of conversation) {
-      for (const c of m.toolCalls) if (!held.has(c.id)) held.set(c.id, c);
-      if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
-    }
+    for (const m of conversation) if (m.role === 'tool' && m.toolCallId !== undefined && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
     const spanOf = new Map<string, ToolSpan>();
     for (const s of spans ?? []) if (!spanOf.has(s.id)) spanOf.set(s.id, s);
     const v = report.consumerVersion;
@@ -181,45 +199,63 @@ export class ToolCallsReading {
         later: c.later ? { ...c.later } : null,
       };
       if (c.subagent !== undefined) row.subagent = c.subagent;
-      this.check(row, c.endEvent !== null, v);
+      if (c.endEvent === null) {
+        row.args.reason = 'TOOL_CALL_END has not come: the text is a prefix of the arguments, which a consumer must not act on yet';
+        row.args.spec = spec(v, 'events/tool-calls#tool_call_args');
+      } else {
+        const verdict = this.verdict(c.id, name, text, v);
+        row.args = { ...verdict.args, errors: verdict.args.errors.slice(), spec: verdict.args.spec.slice() };
+        if ('parsed' in verdict) row.parsed = verdict.parsed;
+      }
       return row;
     });
   }
 
-  private check(row: ToolCallRow, closed: boolean, v: ProtocolVersion): void {
-    const a = row.args;
-    if (!closed) {
-      a.reason = 'TOOL_CALL_END has not come: the text is a prefix of the arguments, which a consumer must not act on yet';
-      a.spec = spec(v, 'events/tool-calls#tool_call_args');
-      return;
+  /**
+   * Checks, one call per step, the arguments of the closed calls not checked yet, so that a worker can
+   * spread them over slices (background/session.ts) before it asks for the rows.
+   */
+  *settle(conversation: ConvMessage[], v: ProtocolVersion): Generator<void, void> {
+    const held = heldCalls(conversation);
+    for (const c of this.calls) {
+      const call = held.get(c.id);
+      if (c.endEvent === null || this.known(c.id, call?.arguments ?? '', v)) continue;
+      this.verdict(c.id, call?.name ?? '', call?.arguments ?? '', v);
+      yield;
     }
+  }
+
+  private known(id: string, text: string, v: ProtocolVersion): Verdict | undefined {
+    const known = this.verdicts.get(id);
+    return known?.text === text && known.v === v ? known : undefined;
+  }
+
+  private verdict(id: string, name: string, text: string, v: ProtocolVersion): Verdict {
+    const known = this.known(id, text, v);
+    if (known) return known;
+    const verdict = { text, v, ...this.check(name, text, v) };
+    this.verdicts.set(id, verdict);
+    return verdict;
+  }
+
+  /** The closed arguments `text` of a call of `name`: parsed, and checked against the tool's declared schema. */
+  private check(name: string, text: string, v: ProtocolVersion): Omit<Verdict, 'text' | 'v'> {
+    const args: ArgsCheck = { status: 'unchecked', errors: [], reason: null, spec: [] };
+    const unchecked = (reason: string, ...sections: string[]) => ({ args: { ...args, reason, spec: spec(v, ...sections) } });
+    let parsed: unknown;
     try {
-      row.parsed = JSON.parse(row.arguments);
+      parsed = JSON.parse(text);
     } catch (e) {
-      a.status = 'unparsed';
-      a.reason = row.arguments === '' ? 'no argument text came' : `not JSON: ${(e as Error).message}`;
-      a.spec = spec(v, 'events/tool-calls#tool_call_end');
-      return;
+      return { args: { ...args, status: 'unparsed', reason: text === '' ? 'no argument text came' : `not JSON: ${(e as Error).message}`, spec: spec(v, 'events/tool-calls#tool_call_end') } };
     }
-    const tool = this.declared.get(row.name);
-    if (!tool) {
-      a.reason = 'the input declares no tool of this name, so no parameters schema';
-      a.spec = spec(v, 'basic/run-input#tools');
-      return;
-    }
-    if (tool.parameters === undefined) {
-      a.reason = 'the input declares this tool without a parameters schema';
-      a.spec = spec(v, 'basic/run-input#tools');
-      return;
-    }
-    let schema = this.schemas.get(row.name);
-    if (!schema) this.schemas.set(row.name, (schema = new CheckedSchema(tool.parameters)));
-    const r = schema.check(row.parsed);
-    a.spec = spec(v, 'basic/run-input#tools', 'events/tool-calls#security-considerations');
-    if (r.status === 'unchecked') a.reason = r.costly ? r.reason : `its parameters schema cannot be checked here: ${r.reason}`;
-    else {
-      a.status = r.status;
-      if (r.status === 'invalid') a.errors = r.errors;
-    }
+    const tool = this.declared.get(name);
+    if (!tool) return { ...unchecked('the input declares no tool of this name, so no parameters schema', 'basic/run-input#tools'), parsed };
+    if (tool.parameters === undefined) return { ...unchecked('the input declares this tool without a parameters schema', 'basic/run-input#tools'), parsed };
+    let schema = this.schemas.get(name);
+    if (!schema) this.schemas.set(name, (schema = new CheckedSchema(tool.parameters)));
+    const r = schema.check(parsed);
+    const sections = ['basic/run-input#tools', 'events/tool-calls#security-considerations'];
+    if (r.status === 'unchecked') return { ...unchecked(r.costly ? r.reason : `its parameters schema cannot be checked here: ${r.reason}`, ...sections), parsed };
+    return { args: { ...args, status: r.status, errors: r.status === 'invalid' ? r.errors : [], spec: spec(v, ...sections) }, parsed };
   }
 }

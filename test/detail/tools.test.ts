@@ -170,3 +170,24 @@ test('the misbehave-tool-args demo, over a real socket: the frontend call its sc
     await agent.close();
   }
 });
+
+test('a hostile tool: each call is checked once, a call per step of toolChecks, and one past the budget says it was too costly', () => {
+  // Each call may cost up to the schema checker's budget: many of them must not be checked again on every request.
+  const HOSTILE = { name: 'hostile', parameters: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } } };
+  const long = JSON.stringify({ s: 'a'.repeat(2_000_000) });
+  const calls = 6;
+  const reading = read([[0, started('r1') + Array.from({ length: calls }, (_, i) => call(`h${i}`, 'hostile', [i === 0 ? long : JSON.stringify({ s: 'a'.repeat(20_000) + '!' })])).join('') + finished('r1')]], {
+    input: { threadId: T, runId: 'r1', protocolVersion: '1.1', messages: [], tools: [HOSTILE] },
+  });
+  let steps = 0;
+  for (const _ of reading.toolChecks()) steps++;
+  assert.equal(steps, calls);
+  assert.equal([...reading.toolChecks()].length, 0, 'nothing is left to check');
+  const t = process.cpuUsage();
+  const rows = byId(reading.part('toolCalls'));
+  const { user, system } = process.cpuUsage(t);
+  assert.ok((user + system) / 1000 < 100, `the rows read the verdicts: ${(user + system) / 1000} ms`);
+  assert.equal(rows.get('h0')!.args.status, 'unchecked');
+  assert.match(rows.get('h0')!.args.reason!, /^not checked — too costly/);
+  assert.equal(rows.get('h1')!.args.status, 'invalid');
+});
