@@ -107,7 +107,6 @@ class Parser {
     } else return atom;
     this.i++;
     if (this.peek() === '?') this.i++;
-    if (atom.t === 'assert') throw new Refused('it quantifies an assertion');
     return { t: 'rep', node: atom, min, max };
   }
 
