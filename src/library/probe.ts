@@ -5,7 +5,7 @@
  * came as it was produced or held back in one lump (basic/transports: a proxy that buffers SSE defeats
  * streaming), and the keep-alive comments it carried.
  */
-import { bodyOf, bytesOnlyAnalysis, type CapturedExchange, type Chunk } from '../exchange/index.ts';
+import { bytesOnlyAnalysis, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import { analyzeSession, type Timing } from '../detail/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { writeHar } from '../formats/index.ts';
@@ -76,7 +76,29 @@ const BURST_MS = 10;
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const countKeepAlives = (body: string) => body.split(/\r\n|\r|\n/).filter((l) => l.startsWith(':')).length;
+/**
+ * SSE comment lines (a line whose first byte is `:`) across the chunks as they came, read in place: a
+ * body at the byte cap is not copied, nor decoded to one string, to count them. A leading BOM is skipped
+ * as an SSE parser skips it; CR, LF and CRLF each end a line.
+ */
+function countKeepAlives(chunks: readonly Chunk[]): number {
+  let n = 0;
+  let lineStart = true;
+  let first = true;
+  for (const { bytes } of chunks) {
+    let i = 0;
+    if (first && bytes.length > 0) {
+      first = false;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+    }
+    for (; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      if (lineStart && b === 0x3a) n++;
+      lineStart = b === 0x0a || b === 0x0d;
+    }
+  }
+  return n;
+}
 
 export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
   const controller = new AbortController();
@@ -163,7 +185,7 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
     lastByteMs: last,
     // The timing has gaps when at least two events arrived.
     oneLump: analysed!.timing?.gaps != null && first !== null && last !== null && last - first <= BURST_MS,
-    keepAlives: contentType.startsWith(ACCEPT.sse) ? countKeepAlives(new TextDecoder().decode(bodyOf(exchange))) : 0,
+    keepAlives: contentType.startsWith(ACCEPT.sse) ? countKeepAlives(chunks) : 0,
     timedOut,
     capped,
     redirects,

@@ -40,6 +40,8 @@ export function problem(
 }
 
 export function errorText(err: unknown): string {
+  // A value nested thousands deep exhausts the stack of a recursive reader (ours, and the reference's alike).
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return 'it nests deeper than a reader can follow (the call stack ran out)';
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { MAX_PROTO_FRAME, ProtoDecoder } from '../../src/wire/proto.ts';
+import { errorText } from '../../src/wire/frame.ts';
 import type { WireEvent } from '../../src/wire/types.ts';
 import { concat, ruleIds, run, values } from './helpers.ts';
 
@@ -95,5 +96,13 @@ describe('protobuf decoder', () => {
     const limit = new Uint8Array(4);
     new DataView(limit.buffer).setUint32(0, MAX_PROTO_FRAME + 1);
     assert.deepEqual(ruleIds(run(new ProtoDecoder(), limit)), ['transport/proto-frame-too-large']);
+  });
+});
+
+describe('a frame nested deeper than the stack reaches', () => {
+  it('is undecodable with a reason a person can read, not the engine\'s words alone', () => {
+    // A 6,000-deep Value recurses through Struct and Value readers until the stack runs out (#33.7).
+    assert.equal(errorText(new RangeError('Maximum call stack size exceeded')), 'it nests deeper than a reader can follow (the call stack ran out)');
+    assert.equal(errorText(new RangeError('index out of range: 4 + 10 > 12')), 'index out of range: 4 + 10 > 12');
   });
 });
