@@ -1,6 +1,6 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
-import type { Timing } from '../detail/index.ts';
+import { overview, PROBLEM_GROUPS, type Timing } from '../detail/index.ts';
 import { printable as p } from './printable.ts';
 import type { FileResult } from '../library/index.ts';
 
@@ -27,15 +27,29 @@ export function pretty(results: FileResult[], colour: boolean): string {
       out.push(...exchange(x, r.timings?.[i] ?? null, c));
     });
   }
-  const pre10 = results.flatMap((r) => r.reports).filter((x) => x.readiness !== null);
-  const notReady = pre10.filter((x) => x.readiness?.verdict === 'failed').length;
+  const session = results.flatMap((r) => r.reports.map((report, i) => ({ report, timing: r.timings?.[i] ?? null })));
+  const o = overview(session);
+  out.push(...summary(o, session.map((x) => x.report.source), c));
   out.push(
     '',
     `${total - failed} completed, ${failed} failed` +
       (results.some((r) => r.error) ? `, ${results.filter((r) => r.error).length} unreadable` : '') +
-      (pre10.length ? `; ${pre10.length} pre-1.0 (1.0 readiness: ${pre10.length - notReady} completed, ${notReady} failed)` : ''),
+      (o.pre10 ? `; ${o.pre10} pre-1.0 (1.0 readiness: ${o.pre10 - o.notReady} completed, ${o.notReady} failed)` : ''),
   );
   return out.join('\n') + '\n';
+}
+
+/** The session's ranked problems (detail/overview.ts), as the panel's Overview lists them: each group's lines under its title. */
+function summary(o: ReturnType<typeof overview>, sources: string[], c: Paint): string[] {
+  if (o.problems.length === 0) return [];
+  const lines = ['', c(1, `What went wrong (${o.problems.length} problem${o.problems.length === 1 ? '' : 's'}, most harmful first)`)];
+  for (const g of PROBLEM_GROUPS) {
+    const mine = o.problems.filter((p) => p.group === g.id);
+    if (mine.length === 0) continue;
+    lines.push(`  ${c(g.id === 'failed' || g.id === 'runs' ? 31 : 33, g.title)}`);
+    for (const pr of mine) lines.push(`    ${p(sources[pr.exchange]!)}${pr.event === null ? '' : ` #${pr.event}`}  ${p(pr.text)}`);
+  }
+  return lines;
 }
 
 function exchange(x: ExchangeReport, t: Timing | null, c: Paint): string[] {

@@ -7,5 +7,6 @@ export { diffValues, stateDiff, valueAt, MAX_CHANGES, type ChangeKind, type Delt
 export { runTree, type RunTreeNode, type SubagentOutcome, type SubagentRow, type ThreadExchange } from './run-tree.ts';
 export { DEFAULT_STALL_MS, SPAN_KINDS, analyzeSession, spansOf, ThreadTiming, TimingReading } from './timing.ts';
 export { CheckedSchema } from './json-schema.ts';
+export { overview, PROBLEM_GROUPS, type Overview, type OverviewExchange, type Problem, type ProblemGroup, type ProblemView } from './overview.ts';
 export { declaredTools, toolSide } from './tool-side.ts';
 export { ToolThread } from './tools.ts';

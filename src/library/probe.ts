@@ -21,6 +21,8 @@ export interface ProbeOptions {
   headers?: Record<string, string>;
   /** Gives up after this long, whether or not the answer has begun (default 30 s). */
   timeoutMs?: number;
+  /** Reads at most this many bytes of the answer (default the page capture's cap, DEFAULT_LIMITS.maxBytes). */
+  maxBytes?: number;
   /**
    * Follow a redirect whose Location is on the probed URL's own origin, sending the same request again.
    * A redirect to any other origin is never followed: it would hand that origin the input and the headers.
@@ -138,14 +140,15 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
   }
   let bytes = 0;
   let capped = false;
+  const maxBytes = o.maxBytes ?? DEFAULT_LIMITS.maxBytes;
   const reader = response.body?.getReader();
   try {
     for (;;) {
       const r = reader ? await reader.read() : { done: true as const, value: undefined };
       if (r.done) break;
       // Past the cap the rest is not read at all: fetch decompresses as it is read, so a compression bomb stops here too.
-      capped = bytes + r.value.length > DEFAULT_LIMITS.maxBytes;
-      const kept = capped ? r.value.subarray(0, DEFAULT_LIMITS.maxBytes - bytes) : r.value;
+      capped = bytes + r.value.length > maxBytes;
+      const kept = capped ? r.value.subarray(0, maxBytes - bytes) : r.value;
       if (kept.length > 0) chunks.push({ time: performance.now() - started, bytes: kept });
       bytes += kept.length;
       if (capped) break;

@@ -1,5 +1,5 @@
 import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
-import type { Timing } from '../detail/index.ts';
+import { overview, type Overview, type Timing } from '../detail/index.ts';
 
 /** What one file (or one value handed to the library) produced: its exchanges' reports, or why it could not be read. */
 export interface FileResult {
@@ -19,10 +19,13 @@ export interface ContractExchange extends Pick<ExchangeReport, 'source' | 'era' 
 /** The JSON report `check --format json` prints and `check()` returns. */
 export interface Contract {
   exchanges: ContractExchange[];
+  /** What went wrong across them all, ranked (detail/overview.ts): what the panel's Overview lists; `exchange` indexes `exchanges`. */
+  summary: Overview;
 }
 
 /** The documented `--format json` contract: exactly these keys, so consumers can rely on them. */
 export function toContract(results: FileResult[]): Contract {
+  const session = results.flatMap((r) => r.reports.map((report, i) => ({ report, timing: r.timings?.[i] ?? null })));
   return {
     exchanges: results.flatMap((r) =>
       r.reports.map((x, i) => ({
@@ -38,6 +41,7 @@ export function toContract(results: FileResult[]): Contract {
         timing: r.timings?.[i] ?? null,
       })),
     ),
+    summary: overview(session),
   };
 }
 

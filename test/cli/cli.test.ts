@@ -28,7 +28,7 @@ function cli(...argv: string[]): Output {
   return { code, out, err };
 }
 
-const json = (o: Output) => JSON.parse(o.out) as { exchanges: Record<string, any>[] };
+const json = (o: Output) => JSON.parse(o.out) as { exchanges: Record<string, any>[]; summary: Record<string, any> };
 
 // Identifiers and bodies for the sample files the tests write.
 const input = { threadId: 't-cli', runId: 'r-cli', protocolVersion: '1.1', messages: [{ id: 'u1', role: 'user', content: 'hi' }] };
@@ -171,7 +171,7 @@ describe('agui-inspector check (in-process)', () => {
       assert.equal(o.code, 2, name);
       assert.equal(o.err.split('\n').length, 2, `${name}: one line, newline-terminated: ${JSON.stringify(o.err)}`);
       assert.ok(o.err.startsWith(`agui-inspector: ${file(name)}: `), o.err);
-      assert.deepEqual(json(o), { exchanges: [] });
+      assert.deepEqual(json(o), { exchanges: [], summary: { exchanges: 0, failed: 0, pre10: 0, notReady: 0, problems: [] } });
     }
   });
 
@@ -200,7 +200,12 @@ describe('agui-inspector check (in-process)', () => {
   it('--format json follows the documented contract exactly', () => {
     const o = cli('check', file('broken.sse'), '--input', file('input.json'), '--format', 'json');
     const doc = json(o);
-    assert.deepEqual(Object.keys(doc), ['exchanges']);
+    assert.deepEqual(Object.keys(doc), ['exchanges', 'summary']);
+    // What went wrong, ranked: the finding that failed it, linked to its frame and the view that shows it.
+    assert.deepEqual(doc.summary, {
+      exchanges: 1, failed: 1, pre10: 0, notReady: 0,
+      problems: [{ group: 'failed', kind: 'identity/run-id-mismatch', exchange: 0, event: 1, view: 'findings', text: 'RUN_FINISHED runId "r-other" differs from its RUN_STARTED runId "r-cli"' }],
+    });
     assert.equal(doc.exchanges.length, 1);
     const [x] = doc.exchanges;
     assert.deepEqual(Object.keys(x!).sort(), ['consumerVersion', 'era', 'findings', 'input', 'negotiation', 'readiness', 'runs', 'source', 'timing', 'verdict']);

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeSession, overview, PROBLEM_GROUPS } from '../../src/detail/index.ts';
+import type { CapturedExchange } from '../../src/exchange/index.ts';
+
+const enc = new TextEncoder();
+const frame = (ev: object): string => `data: ${JSON.stringify(ev)}\n\n`;
+
+/** One exchange of thread `t`, its events arriving at the given times (ms after the request). */
+function exchange(name: string, schedule: [number, object][], input: Record<string, unknown> = {}): CapturedExchange {
+  const body = { threadId: `thread-${name}`, runId: `run-${name}`, protocolVersion: '1.0', messages: [], ...input };
+  return {
+    source: name, url: `http://127.0.0.1/agent/${name}`, method: 'POST', status: 200, startedDateTime: '2026-01-01T00:00:00.000Z',
+    requestBody: JSON.stringify(body), requestContentType: 'application/json', responseContentType: 'text/event-stream', arrival: 'chunks',
+    chunks: schedule.map(([time, ev]) => ({ time, bytes: enc.encode(frame(ev)) })),
+  };
+}
+
+const run = (name: string, events: object[], o: { at?: number[]; input?: Record<string, unknown>; version?: boolean } = {}): CapturedExchange => {
+  const ids = { threadId: `thread-${name}`, runId: `run-${name}` };
+  const all = [{ type: 'RUN_STARTED', ...ids, ...(o.version === false ? {} : { protocolVersion: '1.0' }) }, ...events];
+  return exchange(name, all.map((ev, i) => [o.at?.[i] ?? 100 + i * 10, ev]), { ...o.input, ...(o.version === false ? { protocolVersion: undefined } : {}) });
+};
+const text = (id: string) => [{ type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: id, delta: 'hi' }, { type: 'TEXT_MESSAGE_END', messageId: id }];
+const finished = (name: string, more: object = {}) => ({ type: 'RUN_FINISHED', threadId: `thread-${name}`, runId: `run-${name}`, ...more });
+
+test('the session overview lists each problem once, grouped by what it does to the user, and a clean exchange adds nothing', () => {
+  const session = [
+    run('clean', [...text('m1'), finished('clean')]),
+    run('malformed', [{ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 42 }, { type: 'TEXT_MESSAGE_END', messageId: 'm' }, finished('malformed')]),
+    run('errored', [{ type: 'RUN_ERROR', message: 'model overloaded' }]),
+    run('cut', text('m2'), { version: false }),
+    run('mismatch', [...text('m3'), finished('mismatch', { runId: 'other' })], { version: false }),
+    run('stalled', [...text('m4'), finished('stalled')], { at: [100, 110, 120, 1700, 1710] }),
+    run('slow', [...text('m5'), finished('slow')], { at: [100, 7000, 7010, 7020, 7030] }),
+    run('frontend', [{ type: 'TOOL_CALL_START', toolCallId: 'call-1', toolCallName: 'confirm' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'call-1', delta: '{}' }, { type: 'TOOL_CALL_END', toolCallId: 'call-1' }, finished('frontend')], { input: { tools: [{ name: 'confirm', description: 'ask', parameters: { type: 'object' } }] } }),
+    run('asked', [finished('asked', { outcome: { type: 'interrupt', interrupts: [{ id: 'approve', reason: 'confirmation' }] } })]),
+    run('patch', [{ type: 'STATE_SNAPSHOT', snapshot: { cart: {} } }, { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/cart/coupon' }] }, finished('patch')]),
+  ];
+  const analysed = analyzeSession(session);
+  const o = overview(analysed);
+  const got = o.problems.map((p) => [p.group, p.kind, session[p.exchange]!.source, p.event, p.view]);
+  assert.deepEqual(got, [
+    ['failed', 'schema/malformed', 'malformed', 2, 'findings'],
+    ['runs', 'run-error', 'errored', 1, 'identity'],
+    ['runs', 'run-truncated', 'cut', 0, 'identity'],
+    ['identity', 'identity/run-id-mismatch', 'mismatch', 4, 'identity'],
+    ['readiness', 'readiness', 'cut', null, 'findings'],
+    ['readiness', 'readiness', 'mismatch', 4, 'findings'],
+    ['time', 'stall', 'stalled', 2, 'waterfall'],
+    // Content 7 s late is slow, and the wait before it a stall.
+    ['time', 'slow-first-content', 'slow', null, 'waterfall'],
+    ['time', 'stall', 'slow', 0, 'waterfall'],
+    ['tools', 'tool-unanswered', 'frontend', 1, 'tools'],
+    ['tools', 'interrupt-unresumed', 'asked', 1, 'identity'],
+    ['state', 'state/patch-failed', 'patch', 2, 'state'],
+  ]);
+  assert.deepEqual([o.exchanges, o.failed, o.pre10, o.notReady], [10, 1, 2, 2]);
+  assert.deepEqual([...new Set(o.problems.map((p) => p.group))], PROBLEM_GROUPS.map((g) => g.id), 'every group reached, in their order');
+  assert.match(o.problems.find((p) => p.kind === 'slow-first-content')!.text, /first content after 7\.0 s, where the session's median is 120 ms/);
+  assert.equal(overview(analysed.slice(0, 1)).problems.length, 0, 'a clean exchange alone has nothing to say');
+});
+
+test('a later request that answers a frontend call, or resumes an interrupt, takes it off the list', () => {
+  const tools = [{ name: 'confirm', description: 'ask', parameters: { type: 'object' } }];
+  const call = [{ type: 'TOOL_CALL_START', toolCallId: 'call-1', toolCallName: 'confirm' }, { type: 'TOOL_CALL_END', toolCallId: 'call-1' }];
+  const first = run('t', [...call, finished('t', { outcome: { type: 'interrupt', interrupts: [{ id: 'approve', reason: 'confirmation' }] } })], { input: { tools } });
+  const answer = exchange('t2', [[100, { type: 'RUN_STARTED', threadId: 'thread-t', runId: 'run-2', protocolVersion: '1.0' }], [110, { type: 'RUN_FINISHED', threadId: 'thread-t', runId: 'run-2' }]], {
+    threadId: 'thread-t', runId: 'run-2', tools,
+    messages: [{ id: 'a', role: 'assistant', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'confirm', arguments: '{}' } }] }, { id: 'r', role: 'tool', toolCallId: 'call-1', content: 'yes' }],
+    resume: [{ interruptId: 'approve', status: 'resolved' }],
+  });
+  first.startedDateTime = '2026-01-01T00:00:00.000Z';
+  answer.startedDateTime = '2026-01-01T00:00:05.000Z';
+  assert.deepEqual(overview(analyzeSession([first])).problems.map((p) => p.kind), ['tool-unanswered', 'interrupt-unresumed']);
+  assert.deepEqual(overview(analyzeSession([first, answer])).problems.map((p) => p.kind), []);
+});
+
+test('the overview costs a pass over the exchanges: twice the session, about twice the time', () => {
+  const one = analyzeSession(Array.from({ length: 500 }, (_, i) => run(`x${i}`, [...text(`m${i}`), finished(`x${i}`, i % 3 ? {} : { runId: 'other' })], { version: false })));
+  const two = [...one, ...one];
+  const time = (s: typeof one): number => {
+    let best = Infinity;
+    for (let k = 0; k < 5; k++) {
+      const t0 = performance.now();
+      overview(s);
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  };
+  time(one);
+  const ratio = time(two) / time(one);
+  assert.ok(ratio < 3, `2n ÷ n = ${ratio.toFixed(2)}`);
+});
