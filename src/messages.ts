@@ -23,7 +23,7 @@
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
+import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
@@ -201,7 +201,7 @@ export interface Limits {
   maxEvents: number;
   maxBytes: number;
 }
-export const DEFAULT_LIMITS: Limits = { maxEvents: 50_000, maxBytes: 64 * 1024 * 1024 };
+export const DEFAULT_LIMITS: Limits = { maxEvents: 50_000, maxBytes: MAX_CAPTURE_BYTES };
 
 export interface DropCounts {
   exchanges: number;

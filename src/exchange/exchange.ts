@@ -57,6 +57,9 @@ export interface CapturedExchange {
   arrival?: Arrival;
 }
 
+/** The most of one tab's capture a session holds by default, and of one answer `probe` reads: 64 MiB. */
+export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+
 /**
  * `chunks`: each chunk's `time` is when it arrived (a capture, the Inspector's HAR). Otherwise only a HAR
  * entry's own timings are known (a browser's HAR, whose one chunk is dated at the entry's end): time to

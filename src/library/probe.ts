@@ -5,11 +5,10 @@
  * came as it was produced or held back in one lump (basic/transports: a proxy that buffers SSE defeats
  * streaming), and the keep-alive comments it carried.
  */
-import { bytesOnlyAnalysis, type CapturedExchange, type Chunk } from '../exchange/index.ts';
+import { bytesOnlyAnalysis, MAX_CAPTURE_BYTES, type CapturedExchange, type Chunk } from '../exchange/index.ts';
 import { analyzeSession, type Timing } from '../detail/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { writeHar } from '../formats/index.ts';
-import { DEFAULT_LIMITS } from '../messages.ts';
 import { TOOL } from '../meta.ts';
 
 export const ACCEPT = { sse: 'text/event-stream', protobuf: 'application/vnd.ag-ui.event+proto' } as const;
@@ -21,7 +20,7 @@ export interface ProbeOptions {
   headers?: Record<string, string>;
   /** Gives up after this long, whether or not the answer has begun (default 30 s). */
   timeoutMs?: number;
-  /** Reads at most this many bytes of the answer (default the page capture's cap, DEFAULT_LIMITS.maxBytes). */
+  /** Reads at most this many bytes of the answer (default the page capture's cap, MAX_CAPTURE_BYTES). */
   maxBytes?: number;
   /**
    * Follow a redirect whose Location is on the probed URL's own origin, sending the same request again.
@@ -140,7 +139,7 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
   }
   let bytes = 0;
   let capped = false;
-  const maxBytes = o.maxBytes ?? DEFAULT_LIMITS.maxBytes;
+  const maxBytes = o.maxBytes ?? MAX_CAPTURE_BYTES;
   const reader = response.body?.getReader();
   try {
     for (;;) {
