@@ -55,6 +55,14 @@ export interface CapturedExchange {
   analysis?: AnalysisRecord;
   /** What the source recorded of when the response arrived; absent when it recorded nothing (a body file, a fixture). */
   arrival?: Arrival;
+  /**
+   * The exchange ran on a WebSocket, a custom binding (basic/transports#custom-transports): `requestBody`
+   * is the input frame's text, `chunks` its stream's frames as JSONL or length-prefixed protobuf, timed
+   * from the input frame. Absent for HTTP.
+   */
+  transport?: 'websocket';
+  /** The socket it ran on, present with `transport`. */
+  socket?: SocketExchange;
 }
 
 /** The most of one tab's capture a session holds by default, and of one answer `probe` reads: 64 MiB. */
@@ -111,4 +119,40 @@ export function sentAtOf(x: Pick<CapturedExchange, 'startedDateTime'>): number |
 /** The record of an analysis made from an exchange's bytes alone, by a reader that knows nothing of how it was captured. */
 export function bytesOnlyAnalysis(report: ExchangeReport | null, analysisError: string | null): AnalysisRecord {
   return { tabId: null, api: null, outcome: null, error: null, capped: false, reconstructed: false, requestBodyNote: null, report, analysisError };
+}
+
+/** One message on the socket, as Chromium's HAR (`_webSocketMessages`) and its DevTools protocol give it. */
+export interface SocketFrame {
+  type: 'send' | 'receive';
+  /** Seconds since epoch, as the HAR convention writes it; kept in that unit so a file reads back exactly. */
+  time: number;
+  /** RFC 6455 opcode: 1 text, 2 binary. */
+  opcode: number;
+  /** A text frame's text; a binary frame's bytes. */
+  data: string | Uint8Array;
+}
+
+/** How the socket closed, when the recorder saw it (Chromium's HAR does not record it). */
+export interface SocketClose {
+  code: number | null;
+  reason: string;
+  /** Seconds since epoch. */
+  time: number;
+}
+
+/** The whole socket: every frame in order, AG-UI or not, so that what is no exchange's stays to be shown. */
+export interface SocketConnection {
+  url: string;
+  startedDateTime?: string;
+  frames: SocketFrame[];
+  close: SocketClose | null;
+}
+
+/** What a socket exchange knows of its socket, beside the body the analyzer reads. */
+export interface SocketExchange {
+  connection: SocketConnection;
+  /** The index in `connection.frames` of the frame that carried the input: which of the socket's exchanges this is. */
+  input: number;
+  /** The close that came before the requested run's terminal event, truncating it; null otherwise. */
+  cutBy: SocketClose | null;
 }
