@@ -15,10 +15,14 @@ import { Verifier } from './runs.ts';
 import type { ThreadTracker } from './thread.ts';
 import type { Era, EventRecord, ExchangeOptions, ExchangeReport, NegotiationVerdict, PendingInterrupt } from './types.ts';
 import { HTTP_RULES } from './http.ts';
+import { reportWebSocket } from './binding.ts';
+import type { SocketExchange } from '../exchange/index.ts';
 
 export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** HTTP status of the response, when known; an error status means the producer rejected the input. */
   status?: number;
+  /** The exchange ran on a WebSocket (CapturedExchange.socket): a custom binding, to which HTTP's rules do not apply. */
+  websocket?: Pick<SocketExchange, 'cutBy'>;
   /** Cross-exchange state of the session this exchange belongs to (resume coverage). */
   thread?: ThreadTracker;
   /** When the request was sent (ms since epoch): interrupt expiry is judged against it. */
@@ -86,7 +90,9 @@ export class ExchangeAnalyzer {
       noteChanges: o.noteChanges,
       pre10: () => this.o.as === undefined && this.input.declared === null && !this.verifier.someRunDeclared,
     });
-    this.rejected = o.status !== undefined && (o.status < 200 || o.status >= 300);
+    // A socket's upgrade status (101) answers the handshake, not the input (basic/transports#custom-transports).
+    this.rejected = !o.websocket && o.status !== undefined && (o.status < 200 || o.status >= 300);
+    if (o.websocket) reportWebSocket(this.sink, o.websocket.cutBy);
     if (this.rejected) {
       this.sink.report(HTTP_RULES.httpStatus, `The agent answered HTTP ${o.status}: the input was rejected before any run started${this.input.verdict === 'invalid' ? ' (as it must be: the input is malformed)' : ''}`);
     }
@@ -184,7 +190,10 @@ export class ExchangeAnalyzer {
     const input = { present: this.input.present, verdict: this.input.verdict, findings: this.input.findings };
     const findings: Finding[] = this.sink.list();
     const verdict = this.sink.fatal || this.input.verdict === 'invalid' ? 'failed' : 'completed';
-    const base = { source: this.o.source, era, consumerVersion: this.version, negotiation: { consumer: this.input.declared, producer, verdict: negotiation }, runs };
+    const base = {
+      source: this.o.source, era, consumerVersion: this.version, negotiation: { consumer: this.input.declared, producer, verdict: negotiation }, runs,
+      ...(this.o.websocket ? { transport: 'websocket' as const } : {}),
+    };
     // `--as` asks for one version's reading: no split.
     if (era === '1.x' || this.o.as !== undefined) return { ...base, input, verdict, readiness: null, findings };
     const pre = splitReadiness(findings, this.sink.fatalRules, this.sink.pre10Readiness);

@@ -17,6 +17,7 @@ export { CHUNK_RULES } from './chunks.ts';
 export { CONVERSATION_RULES, ConsumerModel, type HeldChange, type HeldMessage, type Origin } from './consumer.ts';
 export { DISCIPLINE_RULES } from './discipline.ts';
 export { HTTP_RULES } from './http.ts';
+export { BINDING_RULES } from './binding.ts';
 export { INPUT_RULES } from './input.ts';
 export { VERSION_RULES } from './negotiation.ts';
 export { PatchTarget } from './patch.ts';
@@ -45,6 +46,7 @@ export function analyzeExchange(
     requestBody: x.requestBody,
     contentType: x.responseContentType,
     status: x.status,
+    websocket: x.socket,
     as: o.as,
     thread: o.thread,
     sentAt: sentAtOf(x),

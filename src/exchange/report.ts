@@ -45,5 +45,7 @@ export interface ExchangeReport {
   /** A pre-1.0 exchange judged by default: what a 1.0 consumer would conclude after the app upgraded. Null otherwise. */
   readiness: { verdict: 'completed' | 'failed' } | null;
   findings: Finding[];
+  /** Present, as `websocket`, only on an exchange that ran on a WebSocket: a custom binding, judged without the HTTP binding's rules. */
+  transport?: 'websocket';
 }
 

@@ -11,7 +11,7 @@ export interface FileResult {
 }
 
 /** One exchange in the documented `--format json` contract. */
-export interface ContractExchange extends Pick<ExchangeReport, 'source' | 'era' | 'consumerVersion' | 'input' | 'negotiation' | 'verdict' | 'readiness' | 'findings'> {
+export interface ContractExchange extends Pick<ExchangeReport, 'source' | 'era' | 'consumerVersion' | 'input' | 'negotiation' | 'verdict' | 'readiness' | 'findings' | 'transport'> {
   runs: Pick<RunReport, 'runId' | 'threadId' | 'requested' | 'outcome'>[];
   timing: Timing | null;
 }
@@ -39,6 +39,7 @@ export function toContract(results: FileResult[]): Contract {
         readiness: x.readiness,
         findings: x.findings,
         timing: r.timings?.[i] ?? null,
+        ...(x.transport ? { transport: x.transport } : {}),
       })),
     ),
     summary: overview(session),

@@ -6,6 +6,7 @@ import type { BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import { ExchangeAnalyzer, ThreadTracker, type ExchangeReport } from '../../src/analyzer/index.ts';
 import { ALL_RULES } from '../../src/catalog/index.ts';
+import type { SocketClose } from '../../src/exchange/index.ts';
 import type { Finding, ProtocolVersion } from '../../src/rules/types.ts';
 import { transportOf } from '../../src/wire/index.ts';
 import { ROOT } from '../support/paths.ts';
@@ -22,6 +23,8 @@ interface FixtureExchange {
   bodyBase64?: string;
   /** The page ended the response itself (aborted it, or stopped reading). */
   abandoned?: boolean;
+  /** The exchange ran on a WebSocket (ExchangeAnalyzerOptions.websocket). */
+  websocket?: { cutBy: SocketClose | null };
 }
 
 interface ExpectedFinding {
@@ -91,6 +94,7 @@ function analyze(fx: Fixture): { reports: ExchangeReport[]; frames: number[] } {
       requestBody: x.inputText ?? (x.input === undefined ? undefined : JSON.stringify(x.input)),
       contentType,
       status: x.status,
+      websocket: x.websocket,
       as: fx.as,
       thread,
     });
