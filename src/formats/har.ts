@@ -4,8 +4,9 @@ import { utf8Bytes } from '../bytes.ts';
 import { isObject, type JsonObject as Json } from '../json.ts';
 import type { Finding } from '../rules/index.ts';
 import {
-  APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, isAgUiEventValue, isRunAgentInputText, OUTCOMES, withoutUserInfo,
+  APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, isAgUiEventValue, isRunAgentInputText, OUTCOMES, socketExchanges, withoutUserInfo,
   type AnalysisRecord, type Arrival, type CapturedExchange, type Chunk, type EntryTimings, type ExchangeReport, type RunReport,
+  type SocketClose, type SocketConnection, type SocketFrame,
 } from '../exchange/index.ts';
 import { FormatError } from './error.ts';
 
@@ -25,6 +26,16 @@ export type AguiEntryExtension = {
   /** The page abandoned the response (CapturedExchange.abandoned); absent otherwise. */
   abandoned?: true;
 } & Partial<AnalysisRecord>;
+
+/**
+ * The `_agui` of a socket entry (Chromium's `_resourceType: "websocket"`, frames in `_webSocketMessages`):
+ * how the socket closed, which Chromium does not record, and each exchange's analysis record, named by
+ * the index of the message that carried its input.
+ */
+export type AguiSocketExtension = {
+  close: SocketClose | null;
+  exchanges: ({ input: number } & AnalysisRecord)[];
+};
 
 /** The log-level `_agui` extension field. */
 export type AguiLogExtension = typeof HAR_FORMAT & Record<string, unknown>;
@@ -99,14 +110,7 @@ function writeEntry(x: CapturedExchange): Record<string, unknown> {
   const status = x.status ?? 200;
   const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })), arrival: x.arrival ?? null };
   if (x.abandoned) agui.abandoned = true;
-  const a = x.analysis;
-  // Member by member, in one order: a record read from a file and one built by the worker write the same bytes.
-  if (a) {
-    Object.assign(agui, {
-      tabId: a.tabId, api: a.api, outcome: a.outcome, error: a.error, capped: a.capped, reconstructed: a.reconstructed,
-      requestBodyNote: a.requestBodyNote, analysisError: a.analysisError, report: a.report,
-    } satisfies AnalysisRecord);
-  }
+  if (x.analysis) Object.assign(agui, recordMembers(x.analysis));
   return {
     startedDateTime: x.startedDateTime ?? new Date(0).toISOString(),
     time: wait + receive,
@@ -128,6 +132,56 @@ function writeEntry(x: CapturedExchange): Record<string, unknown> {
   };
 }
 
+/** Member by member, in one order: a record read from a file and one built by the worker write the same bytes. */
+function recordMembers(a: AnalysisRecord): AnalysisRecord {
+  return {
+    tabId: a.tabId, api: a.api, outcome: a.outcome, error: a.error, capped: a.capped, reconstructed: a.reconstructed,
+    requestBodyNote: a.requestBodyNote, analysisError: a.analysisError, report: a.report,
+  };
+}
+
+/** A socket as Chromium's HAR writes one, so a browser's tools read it too; the exchanges on it are the ones exported. */
+function writeSocketEntry(connection: SocketConnection, exchanges: CapturedExchange[]): Record<string, unknown> {
+  const { frames } = connection;
+  const first = frames[0]?.time ?? 0;
+  const url = withoutUserInfo(connection.url);
+  const agui: AguiSocketExtension = {
+    close: connection.close,
+    exchanges: exchanges.flatMap((x) => (x.socket && x.analysis ? [{ input: x.socket.input, ...recordMembers(x.analysis) }] : [])),
+  };
+  return {
+    _resourceType: 'websocket',
+    startedDateTime: connection.startedDateTime ?? new Date(first * 1000).toISOString(),
+    time: ((connection.close?.time ?? frames.at(-1)?.time ?? first) - first) * 1000,
+    request: { method: 'GET', url, httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: queryString(url), headersSize: -1, bodySize: 0 },
+    response: {
+      status: 101, statusText: 'Switching Protocols', httpVersion: 'HTTP/1.1', cookies: [], headers: [],
+      content: { size: 0, mimeType: 'x-unknown' }, redirectURL: '', headersSize: -1, bodySize: 0,
+    },
+    cache: {},
+    timings: { send: 0, wait: 0, receive: 0 },
+    _webSocketMessages: frames.map((f) => ({ type: f.type, time: f.time, opcode: f.opcode, data: typeof f.data === 'string' ? f.data : toBase64(f.data) })),
+    _agui: agui,
+  };
+}
+
+/** One entry per HTTP exchange, and one per socket, where its first exchange stands. */
+function writeEntries(exchanges: CapturedExchange[]): Record<string, unknown>[] {
+  const entries: Record<string, unknown>[] = [];
+  const written = new Set<SocketConnection>();
+  for (const x of exchanges) {
+    if (!x.socket) {
+      entries.push(writeEntry(x));
+      continue;
+    }
+    const { connection } = x.socket;
+    if (written.has(connection)) continue;
+    written.add(connection);
+    entries.push(writeSocketEntry(connection, exchanges.filter((y) => y.socket?.connection === connection)));
+  }
+  return entries;
+}
+
 /**
  * A HAR 1.2 document holding the exchanges, their chunk timing and their analysis records in `_agui`, so
  * that the bytes, the timing and the analysis read back exactly.
@@ -136,7 +190,7 @@ export function writeHar(exchanges: CapturedExchange[], meta: HarMeta): string {
   const log = {
     version: '1.2',
     creator: meta.creator,
-    entries: exchanges.map(writeEntry),
+    entries: writeEntries(exchanges),
     _agui: { ...HAR_FORMAT, ...meta.extension } satisfies AguiLogExtension,
   };
   return JSON.stringify({ log }, null, 2);
@@ -311,7 +365,7 @@ function isReport(r: unknown): r is ExchangeReport {
     typeof input.present === 'boolean' && oneOf(input.verdict, ['valid', 'invalid']) && listOf(input.findings, isFinding) &&
     strOrNull(negotiation.consumer) && strOrNull(negotiation.producer) && str(negotiation.verdict) &&
     listOf(r.runs, isRun) && oneOf(r.verdict, VERDICTS) && (r.readiness === null || (isObject(r.readiness) && oneOf(r.readiness.verdict, VERDICTS))) &&
-    listOf(r.findings, isFinding)
+    listOf(r.findings, isFinding) && (r.transport === undefined || r.transport === 'websocket')
   );
 }
 
@@ -343,6 +397,44 @@ function analysisIn(ext: unknown, version: unknown): AnalysisRecord | undefined 
   return bytesOnlyAnalysis(old, null);
 }
 
+function socketFrame(m: unknown, where: string): SocketFrame {
+  if (!isObject(m) || !oneOf(m.type, ['send', 'receive'] as const) || typeof m.time !== 'number' || !Number.isFinite(m.time) || !Number.isInteger(m.opcode) || typeof m.data !== 'string') {
+    throw new FormatError(`${where} is not a WebSocket message (type send or receive, time, opcode, data)`);
+  }
+  const frame = { type: m.type, time: m.time, opcode: m.opcode as number };
+  if (m.opcode !== 2) return { ...frame, data: m.data };
+  try {
+    return { ...frame, data: fromBase64(m.data) };
+  } catch {
+    throw new FormatError(`${where} is a binary message whose data is not valid base64`);
+  }
+}
+
+function socketClose(v: unknown): SocketClose | null {
+  return isObject(v) && (v.code === null || Number.isInteger(v.code)) && typeof v.reason === 'string' && typeof v.time === 'number' && Number.isFinite(v.time)
+    ? { code: v.code as number | null, reason: v.reason, time: v.time }
+    : null;
+}
+
+/** The AG-UI exchanges on a socket entry in Chromium's convention, each with the analysis record the Inspector's `_agui` keeps for it. */
+function readSocketEntry(entry: Json, url: unknown, where: string, source: string, version: unknown): CapturedExchange[] {
+  const messages = entry._webSocketMessages as unknown[];
+  const ext = isObject(entry._agui) ? entry._agui : {};
+  const connection: SocketConnection = {
+    url: typeof url === 'string' ? withoutUserInfo(url) : '',
+    frames: messages.map((m, k) => socketFrame(m, `${where} message ${k}`)),
+    close: socketClose(ext.close),
+  };
+  if (typeof entry.startedDateTime === 'string') connection.startedDateTime = entry.startedDateTime;
+  const records = Array.isArray(ext.exchanges) ? ext.exchanges.filter(isObject) : [];
+  const exchanges = socketExchanges(connection, (k) => `${source}/socket/${k}`);
+  for (const x of exchanges) {
+    const analysis = analysisIn(records.find((r) => r.input === x.socket!.input), version);
+    if (analysis) x.analysis = analysis;
+  }
+  return exchanges;
+}
+
 /** The AG-UI exchanges of a parsed HAR document, in file order; other traffic is left out, and a HAR with none is refused. */
 export function readHar(doc: Json, name: string): CapturedExchange[] {
   const log = doc.log;
@@ -356,6 +448,10 @@ export function readHar(doc: Json, name: string): CapturedExchange[] {
       throw new FormatError(`${where} lacks a request or response object`);
     }
     const { request, response } = entry;
+    if (entry._resourceType === 'websocket' && Array.isArray(entry._webSocketMessages)) {
+      out.push(...readSocketEntry(entry, request.url, where, `${name}#entries/${i}`, version));
+      return;
+    }
     const postData = isObject(request.postData) ? request.postData : undefined;
     const requestBody = typeof postData?.text === 'string' ? postData.text : undefined;
     const content = response.content;

@@ -81,10 +81,14 @@ function analysisOf(exchanges: CapturedExchange[], as?: ProtocolVersion): Analys
  * analysed as the source analysed the original. `analysisPreserved` then compares it with the original's.
  */
 export function exportSession(exchanges: CapturedExchange[], opts: ExportOptions = {}): string {
+  const groups = opts.redact ?? DEFAULT_REDACTION;
+  // A socket is written whole, every message as it came (formats/har.ts), and the redaction reaches only
+  // the exchange's own input and stream: writing it redacted would write the socket's messages unredacted.
+  if (groups.length > 0 && exchanges.some((x) => x.socket)) throw new Error('WebSocket exchanges cannot be exported redacted yet: export them with no redaction');
   const given = analysisOf(exchanges, opts.as);
   // Redaction notes name an exchange; the entry it becomes is the name every path to this file shares.
   const named = exchanges.map((x, i) => ({ ...x, source: `entries/${i}` }));
-  const { exchanges: redacted, report } = redactExchanges(named, opts.redact ?? DEFAULT_REDACTION);
+  const { exchanges: redacted, report } = redactExchanges(named, groups);
   const bodies = report.groups.some((g) => g !== 'query');
   const threads = { original: new ThreadTracker(), redacted: new ThreadTracker() };
   const changedExchanges: number[] = [];
