@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { OriginControl } from './origin.tsx';
 import { LIMITS, type SessionStats } from '../src/messages.ts';
 import type { Finding } from '../src/rules/index.ts';
-import type { DetailPart, ExchangeDetail, StrippedMember } from '../src/detail/index.ts';
+import type { DetailPart, ExchangeDetail, Problem, StrippedMember } from '../src/detail/index.ts';
 import { useDetail } from './detail.ts';
 import {
   durationOf, endpointOf, formatBytes, formatMs, rowHintOf, threadOf, transportLabel, verdictOf,
@@ -21,6 +21,7 @@ import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type EventRange, type TimelineFilter } from './views/timeline.tsx';
 import { ToolsView } from './views/tools.tsx';
+import { OverviewView } from './views/overview.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 import { VIEWS, type ViewId } from './tabs.ts';
 
@@ -225,7 +226,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
 
 const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('Files') ?? false;
 
-export function App({ source, initialView = 'input', actions }: { source: SessionSource; initialView?: ViewId; actions: SourceActions }) {
+export function App({ source, initialView = 'overview', actions }: { source: SessionSource; initialView?: ViewId; actions: SourceActions }) {
   const state = useSession(source);
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [dragging, setDragging] = useState(false);
@@ -257,6 +258,13 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
     setEvent(index);
     setView('timeline');
   };
+  /** A problem of the overview: its exchange, on the view and frame that show it. */
+  const openProblem = (id: string, p: Problem): void => {
+    selectExchange(id);
+    if (p.view === 'timeline' && p.event !== null) return goEvent(p.event);
+    if (p.event !== null) setEvent(p.event);
+    setView(p.view);
+  };
   const showFinding = (f: Finding): void => {
     if (f.event !== null) return goEvent(f.event);
     if (f.category === 'identity') return setView('identity');
@@ -273,7 +281,8 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       if (e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
-      const n = Number(e.key);
+      // 1 … 9, and 0 for the tenth view, as a keyboard's row of digits runs.
+      const n = e.key === '0' ? 10 : Number(e.key);
       if (Number.isInteger(n) && n >= 1 && n <= VIEWS.length) {
         setView(VIEWS[n - 1]!.id);
         e.preventDefault();
@@ -339,18 +348,18 @@ export function App({ source, initialView = 'input', actions }: { source: Sessio
             <div class="tabs" role="tablist" aria-label="Views" ref={tabs} onKeyDown={onTabKey}>
               {VIEWS.map((v, i) => (
                 <button key={v.id} type="button" role="tab" id={`tab-${v.id}`} aria-selected={v.id === view} aria-controls="view" tabIndex={v.id === view ? 0 : -1}
-                  aria-keyshortcuts={String(i + 1)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
+                  aria-keyshortcuts={String((i + 1) % 10)} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
                   {v.label}{v.id === 'findings' && x.report ? <span class="count"> {presentFindings(allFindings(x.report)).length}</span> : null}
                 </button>
               ))}
             </div>
             <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
-          <Timing source={source} x={x} />
+          {view === 'overview' ? null : <Timing source={source} x={x} />}
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
-            <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
+            {view === 'overview' ? <OverviewView source={source} exchanges={state.exchanges} onOpen={openProblem} /> : <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
               thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
-              onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />
+              onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />}
           </div>
         </main>
       ) : null}
@@ -441,6 +450,7 @@ function threadExchanges(all: readonly PanelExchange[], x: PanelExchange): Panel
 }
 
 const NEEDS: Record<ViewId, DetailPart[]> = {
+  overview: [],
   input: ['input'],
   negotiation: ['input', 'runs'],
   stripped: ['stripped'],

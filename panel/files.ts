@@ -47,6 +47,7 @@ export type JobRequest =
   | { type: 'state-diff'; ask: number; index: number; step: number }
   | { type: 'conversation-diff'; ask: number; index: number; step: number }
   | { type: 'conversation-at'; ask: number; index: number; step: number }
+  | { type: 'overview'; ask: number }
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 

@@ -4,7 +4,7 @@
  * An import's worker lives as long as its file is shown: it holds the file's analysis and answers the
  * views' questions about it, as the extension's worker does for a tab.
  */
-import type { ExchangeReading } from '../src/detail/index.ts';
+import { overviewOf, type ExchangeReading } from '../src/detail/index.ts';
 import { FormatError } from '../src/formats/index.ts';
 import { answerOf, copyText, exportBlob, importFile, type JobReply, type JobRequest } from './files.ts';
 
@@ -41,6 +41,10 @@ scope.onmessage = (e) => {
       scope.postMessage({ type: 'answer', ask: job.ask, value });
       return;
     }
+    case 'overview':
+      // Of the file as read so far: a question asked during the import is answered as it stands.
+      scope.postMessage({ type: 'answer', ask: job.ask, value: overviewOf(readings) });
+      return;
     case 'export':
       try {
         scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact) });

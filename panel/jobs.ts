@@ -18,7 +18,9 @@ export type Question =
   | { type: 'state-at'; index: number; step: number }
   | { type: 'state-diff'; index: number; step: number }
   | { type: 'conversation-diff'; index: number; step: number }
-  | { type: 'conversation-at'; index: number; step: number };
+  | { type: 'conversation-at'; index: number; step: number }
+  /** What went wrong across the whole file (detail/overview.ts). */
+  | { type: 'overview' };
 
 export interface ImportJob extends Job {
   /** What the import's worker answers, once the file is read; null when it has no answer (or the job ended). */

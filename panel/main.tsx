@@ -31,7 +31,7 @@ panels?.onThemeChanged?.addListener((t) => applyTheme(params.get('theme') ?? t))
 
 const param = params.get('tabId');
 const tabId = param !== null ? Number(param) : devtools?.inspectedWindow?.tabId;
-const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'input';
+const view = VIEWS.find((v) => v.id === params.get('view'))?.id ?? 'overview';
 
 /** What a panel with no tab shows: the test pages that only use the worker API open it this way. */
 const idle: SessionSource = {
@@ -42,6 +42,7 @@ const idle: SessionSource = {
   },
   detail: () => Promise.resolve(null),
   stateAt: () => Promise.resolve(null),
+  overview: () => Promise.resolve(null),
   stateDiff: () => Promise.resolve(null),
   conversationDiff: () => Promise.resolve(null),
   conversationAt: () => Promise.resolve(null),

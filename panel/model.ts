@@ -4,7 +4,7 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, Overview, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type RequestMap, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
@@ -38,6 +38,13 @@ export interface PanelExchange {
   rev: number;
   /** Sent from the Inspector (a resend): the exchange it resends. Absent for what the page sent itself. */
   resentFrom?: string;
+}
+
+/** The session's overview, its problems' exchanges named by id. */
+export interface SessionOverview {
+  overview: Overview;
+  /** The id of each problem's exchange, by its index in the overview's session. */
+  ids: string[];
 }
 
 export type ResendHeaders = RequestMap['agui-inspector/resend-headers']['answers'];
@@ -82,6 +89,8 @@ export interface SessionSource {
   detail<K extends DetailPart>(x: PanelExchange, part: K): Promise<ExchangeDetail[K] | null>;
   /** The state after the exchange's state step `step`; null when there is none. */
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null>;
+  /** What went wrong across the session, each problem's exchange resolved to one of the source's; null when it has no answer. */
+  overview(): Promise<SessionOverview | null>;
   readonly acts?: Acts;
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;

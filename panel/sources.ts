@@ -3,7 +3,7 @@
  * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
-import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, Overview, StateDiff } from '../src/detail/index.ts';
 import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
@@ -12,7 +12,7 @@ import {
 import type { ExchangeMeta, ExchangeSet, ImportMessage } from './files.ts';
 import { unpackEvents } from './transfer.ts';
 import { startImport, type ImportJob } from './jobs.ts';
-import type { Acts, PanelExchange, SessionSource, SessionState } from './model.ts';
+import type { Acts, PanelExchange, SessionOverview, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
@@ -182,6 +182,10 @@ export class LiveSource implements SessionSource {
     return request({ type: 'agui-inspector/state-at', tabId: this.tabId, exchangeId: x.id, step });
   }
 
+  overview(): Promise<SessionOverview | null> {
+    return request({ type: 'agui-inspector/overview', tabId: this.tabId });
+  }
+
   readonly acts: Acts = {
     check: (body) => request({ type: 'agui-inspector/check-input', tabId: this.tabId, body }),
     headers: (x) => request({ type: 'agui-inspector/resend-headers', tabId: this.tabId, exchangeId: x.id }),
@@ -319,6 +323,12 @@ export class FileSource implements SessionSource {
 
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null> {
     return this.job.ask({ type: 'state-at', index: this.order.indexOf(x), step }) as Promise<{ state: unknown } | null>;
+  }
+
+  async overview(): Promise<SessionOverview | null> {
+    const overview = (await this.job.ask({ type: 'overview' })) as Overview | null;
+    // The file's exchanges are indexed in the order the worker posted them, which is the list's.
+    return overview && { overview, ids: this.order.map((x) => x.id) };
   }
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {

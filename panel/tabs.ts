@@ -3,6 +3,8 @@
  * so `npm start` (scripts/start.ts) names the same views in node without loading the panel.
  */
 export const VIEWS = [
+  // The session's, not the selected exchange's: what went wrong across every exchange.
+  { id: 'overview', label: 'Overview' },
   { id: 'input', label: 'Input' },
   { id: 'negotiation', label: 'Negotiation' },
   { id: 'stripped', label: 'Stripped members' },

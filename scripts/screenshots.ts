@@ -2,6 +2,7 @@
  * `npm run screenshots`: PNGs of every panel view, light and dark, in docs/screenshots/ for the README.
  * Headless Chromium with the built extension captures a session from the demo page; the panel is then
  * opened as a page on that tab (`?tabId=`), which renders exactly what the DevTools panel shows.
+ * `npm run screenshots -- overview narrow-overview` re-takes only the pictures of those names (each light and dark).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ const OUT = join(ROOT, 'docs', 'screenshots');
 
 /** The exchange each view is best shown on, by its position in the session below. */
 const SHOTS: { view: string; exchange: number; name?: string }[] = [
+  // The whole session's problems, ranked: the panel's first screen.
+  { view: 'overview', exchange: 0 },
   { view: 'input', exchange: 3 },
   { view: 'negotiation', exchange: 2 },
   { view: 'stripped', exchange: 3 },
@@ -33,6 +36,10 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
 ];
 /** Every exchange the session below makes: a shot waits for all of them to be listed. */
 const EXCHANGES = 13;
+
+/** The pictures asked for on the command line, by name; all of them when none is named. */
+const only = new Set(process.argv.slice(2));
+const wanted = (name: string): boolean => only.size === 0 || only.has(name);
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -66,6 +73,7 @@ async function main(): Promise<void> {
     await panel.setViewportSize({ width: 1280, height: 760 });
     for (const theme of ['light', 'dark'] as const) {
       for (const shot of SHOTS) {
+        if (!wanted(shot.name ?? shot.view)) continue;
         await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=${shot.view}`);
         await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
@@ -80,7 +88,7 @@ async function main(): Promise<void> {
     }
     // Docked to the side, DevTools gives the panel about 500 px: the list and the export menu there.
     await panel.setViewportSize({ width: 500, height: 760 });
-    for (const theme of ['light', 'dark'] as const) {
+    for (const theme of wanted('narrow-list') ? (['light', 'dark'] as const) : []) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=findings`);
       await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
       await panel.locator('[data-testid=exchange-row]').nth(4).click();
@@ -96,7 +104,16 @@ async function main(): Promise<void> {
     // At 400 px the Identity table's rows become labelled cards, the conversation diff's rows wrap, and the
     // Waterfall's lanes keep their labels beside a narrower time axis.
     await panel.setViewportSize({ width: 400, height: 760 });
-    for (const theme of ['light', 'dark'] as const) {
+    for (const theme of wanted('narrow-overview') ? (['light', 'dark'] as const) : []) {
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=overview`);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
+      await panel.waitForSelector('#view [data-testid=overview]');
+      await sleep(100);
+      const file = join(OUT, `narrow-overview-${theme}.png`);
+      await panel.screenshot({ path: file });
+      console.log(file);
+    }
+    for (const theme of wanted('narrow-identity') ? (['light', 'dark'] as const) : []) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=identity`);
       await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
       await panel.locator('[data-testid=exchange-row]').nth(1).click();

@@ -85,7 +85,7 @@ function tryThis(log: (s: string) => void, url: string): void {
   log('');
   log(`Demo page: ${url}/  — each button runs one scenario through the official @ag-ui/client HttpAgent:`);
   for (const s of scenarioInfo()) log(`  ${s.name.padEnd(20)} ${s.shows}`);
-  log(`In the AG-UI panel: pick an exchange, then switch views with the keys 1 to ${VIEWS.length}: ${VIEWS.map((v) => v.label).join(', ')}.`);
+  log(`In the AG-UI panel: the Overview lists what went wrong; pick an exchange, then switch views with the keys 1 to ${Math.min(9, VIEWS.length)}${VIEWS.length > 9 ? ' and 0' : ''}: ${VIEWS.map((v) => v.label).join(', ')}.`);
   log(`From a terminal: npm run check -- <exported .har>   (the panel's Export button writes one)`);
 }
 

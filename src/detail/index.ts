@@ -1,5 +1,5 @@
 /** The detail of one exchange that every view reads: its public surface. */
-export { ExchangeReading, SessionReader, type ReadingOptions } from './reading.ts';
+export { ExchangeReading, overviewOf, SessionReader, type ReadingOptions } from './reading.ts';
 export * from './types.ts';
 export { composeResend, composeResume, composeToolResult, messageOf, openInterrupts, pendingToolCalls, type OpenInterrupt } from './compose.ts';
 export { MAX_CONV_CHANGES } from './conversation.ts';

@@ -22,7 +22,7 @@ export const PROBLEM_GROUPS = [
 export type ProblemGroup = (typeof PROBLEM_GROUPS)[number]['id'];
 
 /** The panel view a problem opens on (panel/tabs.ts's ids). */
-export type ProblemView = 'findings' | 'identity' | 'negotiation' | 'waterfall' | 'tools' | 'state';
+export type ProblemView = 'timeline' | 'findings' | 'identity' | 'negotiation' | 'waterfall' | 'tools' | 'state';
 
 export interface Problem {
   group: ProblemGroup;
@@ -74,7 +74,12 @@ function failing(r: ExchangeReport): Finding | undefined {
   return [...today(r.input.findings), ...today(r.findings)].find((f) => f.severity === 'error');
 }
 
-export function overview(session: readonly OverviewExchange[]): Overview {
+/** A finding's frame is shown on the Timeline; one about the input or the stream as a whole, in Findings. */
+const findingView = (f: Finding | undefined): ProblemView => (f?.event != null ? 'timeline' : 'findings');
+
+/** `session` in capture order; an exchange with no analysis (still pending, or failed) is null, and keeps its index. */
+export function overview(all: readonly (OverviewExchange | null)[]): Overview {
+  const session = all.flatMap((x, i) => (x ? [{ ...x, i }] : []));
   const problems: Problem[] = [];
   const add = (group: ProblemGroup, kind: string, exchange: number, event: number | null, view: ProblemView, text: string): void => {
     problems.push({ group, kind, exchange, event, view, text });
@@ -83,14 +88,12 @@ export function overview(session: readonly OverviewExchange[]): Overview {
   // The frontend calls a later request of the thread answered, and the threads' last runs.
   const answered = new Set(session.flatMap((x) => x.timing?.toolRoundTrips.map((t) => t.toolCallId) ?? []));
   const lastRun = new Map<string, { exchange: number; run: ExchangeReport['runs'][number] }>();
-  session.forEach((x, i) => {
-    for (const run of x.report.runs) if (run.threadId !== null) lastRun.set(run.threadId, { exchange: i, run });
-  });
+  for (const { report, i } of session) for (const run of report.runs) if (run.threadId !== null) lastRun.set(run.threadId, { exchange: i, run });
 
-  session.forEach(({ report: r, timing: t }, i) => {
+  for (const { report: r, timing: t, i } of session) {
     // An HTTP error status, a body that is no stream, a broken sequence: each is a finding, and the first error is why.
     const failedBy = r.verdict === 'failed' ? failing(r) : undefined;
-    if (r.verdict === 'failed') add('failed', failedBy?.rule ?? 'failed', i, failedBy?.event ?? null, 'findings', failedBy?.message ?? 'a conforming client rejects it');
+    if (r.verdict === 'failed') add('failed', failedBy?.rule ?? 'failed', i, failedBy?.event ?? null, findingView(failedBy), failedBy?.message ?? 'a conforming client rejects it');
     for (const run of r.runs) {
       const id = run.runId === null ? 'a run' : `run ${run.runId}`;
       const end = run.finishedAt ?? run.startedAt;
@@ -102,12 +105,12 @@ export function overview(session: readonly OverviewExchange[]): Overview {
       if (f === failedBy || f.severity === 'info') continue;
       if (f.category === 'identity' || f.category === 'version') add('identity', f.rule, i, f.event, VIEW_OF_CATEGORY[f.category]!, f.message);
       else if (f.category === 'state' || f.category === 'conversation') add('state', f.rule, i, f.event, 'state', f.message);
-      else if (f.category === 'interrupt' && f.rule !== 'interrupt/asked-as-success') add('tools', f.rule, i, f.event, 'findings', f.message);
+      else if (f.category === 'interrupt' && f.rule !== 'interrupt/asked-as-success') add('tools', f.rule, i, f.event, findingView(f), f.message);
     }
     if (r.readiness?.verdict === 'failed') {
       // The first error: a readiness item, or one the pre-1.0 client lets pass that a 1.0 one does not (a cut-off run, ids that disagree).
       const item = [...r.input.findings, ...r.findings].find((f) => f.severity === 'error');
-      add('readiness', 'readiness', i, item?.event ?? null, 'findings', `a 1.0 client would fail it${item ? `: ${item.message}` : ''}`);
+      add('readiness', 'readiness', i, item?.event ?? null, findingView(item), `a 1.0 client would fail it${item ? `: ${item.message}` : ''}`);
     }
     if (t) {
       const fc = t.firstContentMs;
@@ -124,7 +127,7 @@ export function overview(session: readonly OverviewExchange[]): Overview {
         add('tools', 'tool-unanswered', i, call.startEvent, 'tools', `frontend tool call ${call.name ?? call.id} was never answered by a later request`);
       }
     }
-  });
+  }
   for (const [thread, { exchange, run }] of lastRun) {
     if (run.outcome !== 'interrupt') continue;
     const which = run.interrupts.length > 0 ? run.interrupts.join(', ') : 'its interrupt';
@@ -134,7 +137,7 @@ export function overview(session: readonly OverviewExchange[]): Overview {
   problems.sort((a, b) => rank.get(a.group)! - rank.get(b.group)! || a.exchange - b.exchange || (a.event ?? -1) - (b.event ?? -1));
   const pre10 = session.filter((x) => x.report.readiness !== null);
   return {
-    exchanges: session.length,
+    exchanges: all.length,
     failed: session.filter((x) => x.report.verdict === 'failed').length,
     pre10: pre10.length,
     notReady: pre10.filter((x) => x.report.readiness?.verdict === 'failed').length,

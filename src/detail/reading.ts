@@ -16,6 +16,7 @@ import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
 import { ToolCallsReading, ToolThread } from './tools.ts';
 import type { Arrival } from '../exchange/index.ts';
+import { overview, type Overview } from './overview.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
 
 export interface ReadingOptions extends ExchangeAnalyzerOptions {
@@ -299,4 +300,20 @@ export class SessionReader {
   check(body: string, sentAt: number): InputDetail {
     return new ExchangeReading({ source: 'check', requestBody: body, contentType: '', sentAt, thread: this.thread }).part('input');
   }
+}
+
+/**
+ * The session overview of readings as they stand (a tab's, an import's), in capture order: each one's report
+ * and timing; a reading not yet begun, or one that fails, keeps its place and adds nothing.
+ */
+export function overviewOf(readings: readonly (ExchangeReading | null)[]): Overview {
+  return overview(readings.map((r) => {
+    if (!r) return null;
+    try {
+      const report = r.report();
+      return { report, timing: r.part('timing', report) };
+    } catch {
+      return null;
+    }
+  }));
 }

@@ -213,7 +213,7 @@ describe('panel in the real DevTools window (Chromium)', () => {
   test('keyboard: digits switch views, arrows move through exchanges', async () => {
     const state = await panel.eval(async () => {
       const key = (k: string, target: EventTarget = document.body): void => void target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
-      key('5');
+      key('6');
       await e2e.settle();
       const view = document.getElementById('view')!.dataset.view;
       const list = document.querySelector<HTMLElement>('[data-testid=exchanges]')!;

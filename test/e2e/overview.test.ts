@@ -1,0 +1,110 @@
+/**
+ * The Overview in the real panel with the built extension (#37): the demo's scenarios sent by the official
+ * @ag-ui/client — a clean chat, then one scenario per kind of problem — listed once each, in the documented
+ * order, each link landing on its view and frame; and the panel's list equal, problem for problem, to the
+ * `summary` the CLI prints for the same session exported (one model, detail/overview.ts).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe } from 'node:test';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import { run } from '../../src/cli/main.ts';
+import { bothBrowsers, readInPanel, type DemoStep } from './demo-panel.ts';
+
+interface Shown {
+  group: string;
+  kind: string;
+  /** The exchange's number in the list, from 1. */
+  row: number;
+  event: number | null;
+  view: string;
+  text: string;
+}
+
+interface OverviewRead {
+  problems: Shown[];
+  /** Before any click: the first screen shows the Overview. */
+  first: string;
+  /** After following the identity problem's link, and the failed exchange's. */
+  identity: { view: string; row: number };
+  failed: { view: string; row: number; event: string | null };
+  har: string;
+}
+
+/** Runs in the panel: reads the Overview, follows two of its links, and exports the session. */
+async function readOverview(): Promise<OverviewRead> {
+  const rows = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
+  const selectedRow = (): number => rows().findIndex((r) => r.getAttribute('aria-selected') === 'true') + 1;
+  const view = (): string => document.querySelector<HTMLElement>('#view')!.dataset.view!;
+  const first = view();
+  await e2e.settle(() => document.querySelector('[data-testid=overview]') !== null);
+  const number = new Map(rows().map((r, i) => [r.dataset.id!, i + 1]));
+  const items = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=overview-problem]')];
+  const problems = items().map((li) => ({
+    group: li.dataset.group!, kind: li.dataset.kind!, row: number.get(li.dataset.exchange!) ?? 0,
+    event: li.dataset.event === '' ? null : Number(li.dataset.event), view: li.dataset.view!, text: li.querySelector('button')!.lastChild!.textContent!.trim(),
+  }));
+  const follow = async (kind: string): Promise<void> => {
+    items().find((li) => li.dataset.kind === kind)!.querySelector('button')!.click();
+    await e2e.settle(() => view() !== 'overview');
+  };
+  await follow('identity/run-id-mismatch');
+  const identity = { view: view(), row: selectedRow() };
+  document.querySelector<HTMLElement>('[data-testid=tab-overview]')!.click();
+  await e2e.settle(() => document.querySelector('[data-testid=overview-problem]') !== null);
+  await follow('schema/malformed');
+  await e2e.settle(() => document.querySelector('[data-testid=event-detail]') !== null);
+  const failed = { view: view(), row: selectedRow(), event: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null };
+  const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
+  const tabId = chrome.devtools?.inspectedWindow?.tabId ?? Number(new URLSearchParams(location.search).get('tabId'));
+  const har = (await api.runtime.sendMessage({ type: 'agui-inspector/export', tabId, redact: [] })) as string;
+  return { problems, first, identity, failed, har };
+}
+
+/** A clean chat, then one scenario per problem: each adds its problem, and the chat nothing. */
+const SESSION: DemoStep[] = [
+  ['chat', { threadId: 'thread-clean', delay: 1 }],
+  ['misbehave-malformed', { threadId: 'thread-malformed', delay: 1 }],
+  ['misbehave-truncated', { threadId: 'thread-cut', delay: 1 }],
+  ['misbehave-identity', { threadId: 'thread-ids', delay: 1 }],
+  ['stall', { threadId: 'thread-stall', delay: 1 }],
+  ['misbehave-state', { threadId: 'thread-state', delay: 1 }],
+];
+
+const settled = (): boolean => {
+  const all = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
+  return all.length === 6 && all.every((r) => r.dataset.verdict !== 'pending' && r.dataset.verdict !== 'unanalysed');
+};
+
+function check(r: OverviewRead): void {
+  assert.equal(r.first, 'overview', 'the first screen is the Overview');
+  assert.deepEqual(r.problems.map((p) => [p.group, p.kind, p.row]), [
+    ['failed', 'schema/malformed', 2],
+    ['failed', 'lifecycle/truncated', 3],
+    ['failed', 'identity/run-id-mismatch', 4],
+    ['time', 'stall', 5],
+    ['state', 'state/patch-failed', 6],
+  ]);
+  assert.ok(!r.problems.some((p) => p.row === 1), 'the clean chat adds nothing');
+  assert.deepEqual(r.identity, { view: 'timeline', row: 4 }, "the mismatch's link opens its exchange on the Timeline");
+  const malformed = r.problems[0]!;
+  assert.deepEqual(r.failed, { view: 'timeline', row: 2, event: String(malformed.event) }, 'the failed exchange opens on the Timeline at the frame that failed it');
+  // The CLI's summary of the same session, exported, is the panel's list.
+  const dir = mkdtempSync(join(tmpdir(), 'agui-overview-'));
+  writeFileSync(join(dir, 'session.har'), r.har);
+  let out = '';
+  run(['check', join(dir, 'session.har'), '--format', 'json'], { out: (s) => void (out += s), err: () => undefined, colour: false });
+  const summary = (JSON.parse(out) as { summary: { problems: { group: string; kind: string; exchange: number; event: number | null; view: string; text: string }[] } }).summary;
+  assert.deepEqual(summary.problems.map((p) => ({ group: p.group, kind: p.kind, row: p.exchange + 1, event: p.event, view: p.view, text: p.text })), r.problems);
+}
+
+describe('the session Overview in the real panel', () => {
+  let agent: DemoAgent | undefined;
+  after(() => agent?.close());
+  const start = async (): Promise<string> => (agent ??= await startDemoAgent({ port: 0, delayMs: 1 })).url;
+  bothBrowsers({ chromium: 'the Overview lists each scenario\'s problem once, in order, and its links land', firefox: 'the Overview lists each scenario\'s problem once, in order, and its links land' }, async (target) => {
+    check(await readInPanel(target, await start(), SESSION, settled, readOverview));
+  });
+});
