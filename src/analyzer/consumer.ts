@@ -108,6 +108,36 @@ export interface ConsumerModelOptions {
    * each apply changed (`changes`). Only the views read them, and noting costs allocations on every event.
    */
   noteChanges?: boolean;
+  /**
+   * Whether streamed text is held as text. When false (a report, which reads the conversation only to
+   * compare a dropped message's text with a snapshot's), each streamed message keeps a digest of its text
+   * instead (`TextDigest`): a long stream's text was most of what the analysis kept alive.
+   */
+  keepText?: boolean;
+}
+
+/**
+ * The length and a 32-bit FNV-1a hash of a text built delta by delta: what the findings compare the text
+ * against, without holding it. Two texts of the same length collide once in about 4 billion comparisons.
+ */
+class TextDigest {
+  length = 0;
+  private hash = 0x811c9dc5;
+
+  add(s: string): void {
+    this.length += s.length;
+    this.hash = TextDigest.fold(this.hash, s);
+  }
+
+  matches(s: string): boolean {
+    return s.length === this.length && TextDigest.fold(0x811c9dc5, s) === this.hash;
+  }
+
+  private static fold(hash: number, s: string): number {
+    let h = hash;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    return h;
+  }
 }
 
 const ACTIVITY_HISTORY_KEY = '@ag-ui/client';
@@ -156,6 +186,8 @@ export class ConsumerModel {
   private readonly origins = new WeakMap<HeldMessage, Origin>();
   /** The event that last changed each message, for the views; null when they are not noted. */
   private readonly touched: WeakMap<HeldMessage, number> | null;
+  /** The streamed text of each message as a digest, when text is not kept (`keepText`); its `content` then stays as it was before the deltas. */
+  private readonly digests: WeakMap<HeldMessage, TextDigest> | null;
   /** Counts the changes to what the consumer holds: an event that leaves it alone leaves this alone. */
   revision = 0;
   /** What the last `apply` changed, each message once, in the order it happened; emptied by the next. Empty when changes are not noted. */
@@ -182,6 +214,7 @@ export class ConsumerModel {
 
   constructor(private readonly o: ConsumerModelOptions) {
     this.touched = o.noteChanges ? new WeakMap() : null;
+    this.digests = o.keepText === false ? new WeakMap() : null;
     this.messages = (Array.isArray(o.history) ? o.history.filter(isObject) : []).map((m) => jsonClone(withoutNullOwner(m)) as JsonObject);
     for (const m of this.messages) this.origins.set(m, { how: 'input', event: null, run: -1 });
     // An input already out of order is the application's history, not something this stream did.
@@ -356,7 +389,15 @@ export class ConsumerModel {
       case 'REASONING_MESSAGE_CONTENT': {
         const m = this.find(ev.messageId);
         if (!m || m.role === 'activity') return;
-        m.content = `${typeof m.content === 'string' ? m.content : ''}${String(ev.delta)}`;
+        if (this.digests === null) m.content = `${typeof m.content === 'string' ? m.content : ''}${String(ev.delta)}`;
+        else {
+          let d = this.digests.get(m);
+          if (d === undefined) {
+            this.digests.set(m, (d = new TextDigest()));
+            if (typeof m.content === 'string') d.add(m.content);
+          }
+          d.add(String(ev.delta));
+        }
         merge(m, ev);
         this.mark(m, index);
         return;
@@ -655,15 +696,21 @@ export class ConsumerModel {
     const same = added.find((a) =>
       m.role === 'tool' ? a.role === 'tool' && a.toolCallId === m.toolCallId
       : callsOf(m).length > 0 ? callsOf(a).some((c) => callsOf(m).some((d) => d.id === c.id))
-      : a.role === m.role && jsonEqual(a.content, m.content),
+      : a.role === m.role && this.sameContent(a, m),
     );
     const at = same ? incoming.indexOf(same) : -1;
-    const instead = same ? `, listing ${m.role === 'tool' && jsonEqual(same.content, m.content) ? 'the same result' : 'its counterpart'} as ${JSON.stringify(same.id)} instead: the consumer drops ${JSON.stringify(m.id)} and appends ${JSON.stringify(same.id)} at the end` : ': the consumer drops it';
+    const instead = same ? `, listing ${m.role === 'tool' && this.sameContent(same, m) ? 'the same result' : 'its counterpart'} as ${JSON.stringify(same.id)} instead: the consumer drops ${JSON.stringify(m.id)} and appends ${JSON.stringify(same.id)} at the end` : ': the consumer drops it';
     this.o.sink!.report(
       CONVERSATION_RULES.snapshotDropsOwn,
       `MESSAGES_SNAPSHOT leaves out ${describeMessage(m)}, which this stream emitted at event ${origin.event}${instead}`,
       { event: index, path: at >= 0 ? `/messages/${at}` : '/messages' },
     );
+  }
+
+  /** Whether `a` holds the content `m` holds, as the text `m` streamed when only its digest is kept. */
+  private sameContent(a: HeldMessage, m: HeldMessage): boolean {
+    const d = this.digests?.get(m);
+    return d === undefined ? jsonEqual(a.content, m.content) : typeof a.content === 'string' && d.matches(a.content);
   }
 
   /** Tool messages held after an assistant message that follows their call's message. */

@@ -44,6 +44,8 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   onItem?: (ev: Ev, index: number, content: boolean) => void;
   /** Whether the conversation notes its changes for the views (ConsumerModelOptions.noteChanges); a report reads none. */
   noteChanges?: boolean;
+  /** Whether the conversation holds streamed text as text (ConsumerModelOptions.keepText); a report needs only its digest. */
+  keepText?: boolean;
 }
 
 /** Bytes handed to the decoder at a time; chunks from a network are smaller already. */
@@ -88,6 +90,7 @@ export class ExchangeAnalyzer {
       onEmit: o.onEmit,
       onItem: o.onItem,
       noteChanges: o.noteChanges,
+      keepText: o.keepText,
       pre10: () => this.o.as === undefined && this.input.declared === null && !this.verifier.someRunDeclared,
     });
     // A socket's upgrade status (101) answers the handshake, not the input (basic/transports#custom-transports).

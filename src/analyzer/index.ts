@@ -50,6 +50,8 @@ export function analyzeExchange(
     as: o.as,
     thread: o.thread,
     sentAt: sentAtOf(x),
+    // Only the report leaves this function, and it never shows the conversation's text.
+    keepText: false,
     ...o.hooks,
   });
   let last = 0;

@@ -175,6 +175,8 @@ export interface VerifierOptions {
   pre10?: () => boolean;
   /** Whether the conversation notes its changes for the views (ConsumerModelOptions.noteChanges). */
   noteChanges?: boolean;
+  /** Whether the conversation holds streamed text as text (ConsumerModelOptions.keepText). */
+  keepText?: boolean;
 }
 
 /**
@@ -205,7 +207,7 @@ export class Verifier {
     const start = o.input && o.input.state !== undefined ? o.input.state : {};
     this.state = new StateTracker(o.sink, start, o.onState);
     this.state.unknown = o.input === null;
-    this.consumer = new ConsumerModel({ sink: o.sink, history: o.input?.messages, legacy: o.pre10, noteChanges: o.noteChanges });
+    this.consumer = new ConsumerModel({ sink: o.sink, history: o.input?.messages, legacy: o.pre10, noteChanges: o.noteChanges, keepText: o.keepText });
   }
 
   /** A RUN_FINISHED or RUN_ERROR arrived but was rejected (malformed): the run it meant to end stays active. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConsumerModel, ExchangeAnalyzer, type HeldMessage } from '../../src/analyzer/index.ts';
+import { analyzeExchange, ConsumerModel, ExchangeAnalyzer, type HeldMessage } from '../../src/analyzer/index.ts';
 import { ExchangeReading } from '../../src/detail/index.ts';
 
 const ids = (m: ConsumerModel): unknown[] => m.messages.map((x) => x.id);
@@ -127,6 +127,26 @@ describe('what the model reports', () => {
     ]);
     assert.deepEqual(a.report().findings.filter((f) => f.category === 'conversation'), []);
     assert.deepEqual(ids(a.consumer), ['m']);
+  });
+
+  it('a report, holding only a digest of streamed text, finds the counterpart of a dropped message as the text would', () => {
+    const stream = (snapshotText: string) => [
+      { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'hel' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'lo' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm' },
+      { type: 'MESSAGES_SNAPSHOT', messages: [user('u'), { id: 'm2', role: 'assistant', content: snapshotText }] },
+      { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
+    ];
+    for (const [text, says] of [['hello', /listing its counterpart as "m2"/], ['hellO', /: the consumer drops it/], ['hell', /: the consumer drops it/]] as const) {
+      const events = stream(text);
+      const body = new TextEncoder().encode(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''));
+      const digested = analyzeExchange({ source: 'x', requestBody: JSON.stringify(input), responseContentType: 'text/event-stream' }, [{ time: 0, bytes: body }]);
+      const [f] = digested.findings.filter((g) => g.category === 'conversation');
+      assert.match(f!.message, says);
+      assert.deepEqual(digested.findings, analyse(input, events).report().findings);
+    }
   });
 
   it('a re-streamed call that restates no arguments says its arguments stay as they were', () => {
