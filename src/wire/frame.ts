@@ -60,31 +60,34 @@ function jsonKind(value: unknown): string {
  * A note about the frame (invalid UTF-8) follows the frame's own item, so a consumer
  * that numbers frames as it goes can attach it to the frame just numbered.
  */
-export function jsonFrame(bytes: Uint8Array, at: FramePosition, what: string, out: WireItem[]): void {
+export function jsonFrame(bytes: Uint8Array, offset: number, size: number, time: number, what: string, out: WireItem[]): void {
   const { text, valid } = decodeUtf8(bytes);
-  jsonText(text, valid, at, what, out);
+  jsonText(text, valid, offset, size, time, what, out);
 }
 
-/** The same judgement for a payload already decoded; `valid` says whether its bytes were UTF-8. */
-export function jsonText(text: string, valid: boolean, at: FramePosition, what: string, out: WireItem[]): void {
+/**
+ * The same judgement for a payload already decoded; `valid` says whether its bytes were UTF-8. The
+ * position comes as numbers: an event carries them itself, and only a problem needs them as a position.
+ */
+export function jsonText(text: string, valid: boolean, offset: number, size: number, time: number, what: string, out: WireItem[]): void {
   let value: unknown;
   let parsed = true;
   try {
     value = JSON.parse(text);
   } catch (err) {
     parsed = false;
-    out.push(problem(TRANSPORT_RULES.frameNotJson, at, `${what} is not JSON (${errorText(err)}): ${snippet(text)}`, true, text));
+    out.push(problem(TRANSPORT_RULES.frameNotJson, { offset, size, time }, `${what} is not JSON (${errorText(err)}): ${snippet(text)}`, true, text));
   }
   if (parsed) {
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      out.push({ kind: 'event', raw: text, value, offset: at.offset, size: at.size, time: at.time });
+      out.push({ kind: 'event', raw: text, value, offset, size, time });
     } else {
-      out.push(problem(TRANSPORT_RULES.frameNotObject, at, `${what} is ${jsonKind(value)}, not an event object`, true, text));
+      out.push(problem(TRANSPORT_RULES.frameNotObject, { offset, size, time }, `${what} is ${jsonKind(value)}, not an event object`, true, text));
     }
   }
   if (!valid) {
     out.push(
-      problem(TRANSPORT_RULES.invalidUtf8, at, `${what} holds bytes that are not UTF-8; they were read as U+FFFD`, false),
+      problem(TRANSPORT_RULES.invalidUtf8, { offset, size, time }, `${what} holds bytes that are not UTF-8; they were read as U+FFFD`, false),
     );
   }
 }

@@ -63,7 +63,7 @@ export class JsonlDecoder implements StreamDecoder {
         const start = this.frameStart(v, 0);
         const at = { offset: this.q.base + start, size: v.length - start, time };
         if (complete) {
-          jsonFrame(v.subarray(a, b), at, 'JSONL line', out);
+          jsonFrame(v.subarray(a, b), at.offset, at.size, time, 'JSONL line', out);
         } else {
           out.push(
             problem(
@@ -98,7 +98,7 @@ export class JsonlDecoder implements StreamDecoder {
     const [a, b] = this.trim(v, s, end);
     if (a === b) return;
     const start = this.frameStart(v, s);
-    jsonFrame(v.subarray(a, b), { offset: this.q.base + start, size: next - start, time }, 'JSONL line', out);
+    jsonFrame(v.subarray(a, b), this.q.base + start, next - start, time, 'JSONL line', out);
   }
 }
 
@@ -248,7 +248,7 @@ export class JsonArrayDecoder implements StreamDecoder {
 
   private element(v: Uint8Array, end: number, time: number, out: WireItem[]): void {
     const start = this.elementStart;
-    jsonFrame(v.subarray(start, end), { offset: this.q.base + start, size: end - start, time }, 'JSON array element', out);
+    jsonFrame(v.subarray(start, end), this.q.base + start, end - start, time, 'JSON array element', out);
     this.phase = 'after-element';
   }
 }

@@ -1,6 +1,6 @@
 import { asciiText, ByteQueue, decodeUtf8, jsonFrame, jsonText, problem } from './frame.ts';
 import { TRANSPORT_RULES } from './rules.ts';
-import type { FramePosition, StreamDecoder, WireItem, WireProblem } from './types.ts';
+import type { StreamDecoder, WireItem, WireProblem } from './types.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -158,7 +158,7 @@ export class SseDecoder implements StreamDecoder {
         next = end + 1;
         // The usual frame — one data line, then its blank line — is taken whole, without the line machinery.
         if (s === this.block && next < len && v[next] === LF && isDataLine(v, s, end)) {
-          this.frame(v, valueStart(v, s, end), end, { offset: this.q.base + s, size: next + 1 - s, time }, out);
+          this.frame(v, valueStart(v, s, end), end, this.q.base + s, next + 1 - s, time, out);
           s = this.block = next + 1;
           continue;
         }
@@ -222,8 +222,9 @@ export class SseDecoder implements StreamDecoder {
 
   private dispatch(v: Uint8Array, next: number, time: number, out: WireItem[]): void {
     const d = this.data;
-    const at = { offset: this.q.base + this.block, size: next - this.block, time };
-    if (d.length === 2) return this.frame(v, d[0]!, d[1]!, at, out);
+    const offset = this.q.base + this.block;
+    const size = next - this.block;
+    if (d.length === 2) return this.frame(v, d[0]!, d[1]!, offset, size, time, out);
     let payload: Uint8Array;
     {
       let total = d.length / 2 - 1;
@@ -236,15 +237,15 @@ export class SseDecoder implements StreamDecoder {
         at += d[i + 1]! - d[i]!;
       }
     }
-    jsonFrame(payload, at, 'SSE data', out);
+    jsonFrame(payload, offset, size, time, 'SSE data', out);
   }
 
   /**
    * A one-line payload, bytes [start, end): a slice of the scan's text when that covers it, else
    * decoded alone, so invalid UTF-8 is still reported against its own frame.
    */
-  private frame(v: Uint8Array, start: number, end: number, at: FramePosition, out: WireItem[]): void {
-    if (this.text !== null && start >= this.textBase) jsonText(this.text.slice(start - this.textBase, end - this.textBase), true, at, 'SSE data', out);
-    else jsonFrame(v.subarray(start, end), at, 'SSE data', out);
+  private frame(v: Uint8Array, start: number, end: number, offset: number, size: number, time: number, out: WireItem[]): void {
+    if (this.text !== null && start >= this.textBase) jsonText(this.text.slice(start - this.textBase, end - this.textBase), true, offset, size, time, 'SSE data', out);
+    else jsonFrame(v.subarray(start, end), offset, size, time, 'SSE data', out);
   }
 }
