@@ -23,6 +23,8 @@ export interface CheckOptions {
   inputText?: string;
   as?: ProtocolVersion;
   stallMs?: number;
+  /** Whether the output prints timing: junit and sarif print none, so for them none is read (analyzeSession). */
+  timing?: boolean;
   maxDocumentBytes: number;
   onInputUnused: (reason: string) => void;
 }

@@ -517,13 +517,14 @@ export class ThreadTiming {
 
 /**
  * The reports and timings of a recorded session's exchanges, in the order they began, each from one pass
- * over its chunks: what the CLI prints. An exchange whose source recorded no times has a null timing.
+ * over its chunks: what the CLI prints. An exchange whose source recorded no times has a null timing, and
+ * so has every exchange when `timing` is false (an output that prints none: junit, sarif).
  */
-export function analyzeSession(exchanges: CapturedExchange[], o: { as?: ProtocolVersion; stallMs?: number } = {}): { report: ExchangeReport; timing: Timing | null }[] {
+export function analyzeSession(exchanges: CapturedExchange[], o: { as?: ProtocolVersion; stallMs?: number; timing?: boolean } = {}): { report: ExchangeReport; timing: Timing | null }[] {
   const thread = new ThreadTracker();
   const threadTiming = new ThreadTiming();
   return exchanges.map((x) => {
-    const timing = x.arrival ? new TimingReading({ arrival: x.arrival, stallMs: o.stallMs, thread: threadTiming, sentAt: sentAtOf(x) }) : null;
+    const timing = x.arrival && o.timing !== false ? new TimingReading({ arrival: x.arrival, stallMs: o.stallMs, thread: threadTiming, sentAt: sentAtOf(x) }) : null;
     const report = analyzeExchange(x, timing ? timing.tap(x.chunks) : x.chunks, { as: o.as, thread, hooks: timing?.hooks });
     timing?.end();
     return { report, timing: timing?.timing() ?? null };

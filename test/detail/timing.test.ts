@@ -159,6 +159,10 @@ test('the figures of a HAR are the same after import → export → import; a br
   assert.deepEqual(figures(once), figures([captured]));
   assert.deepEqual(figures(twice), figures([captured]));
   assert.equal(figures([captured])[0]!.stalls!.length, 1);
+  // An output that prints no timing (junit, sarif) reads none, and the reports stay as they are.
+  const untimed = analyzeSession(once, { timing: false });
+  assert.deepEqual(untimed.map((r) => r.timing), [null]);
+  assert.deepEqual(untimed.map((r) => r.report), analyzeSession(once).map((r) => r.report));
 
   const doc = JSON.parse(writeHar([captured], meta));
   delete doc.log._agui;
