@@ -27,7 +27,7 @@ import { realisticStream } from './stream.ts';
 const EVENTS = 100_000;
 const RUNS = 5;
 const CHUNK = 16 * 1024;
-const ANALYSES = 3;
+const ANALYSES = 2;
 const TARGET = 1.05;
 /** One thread for V8, a collector schedule that does not depend on time, fixed seeds: the same process counts the same instructions (within 0.1 %). */
 const NODE_FLAGS = ['--single-threaded', '--predictable-gc-schedule', '--hash-seed=1', '--random-seed=1'];
