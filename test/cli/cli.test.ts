@@ -204,7 +204,7 @@ describe('agui-inspector check (in-process)', () => {
     // What went wrong, ranked: the finding that failed it, linked to its frame and the view that shows it.
     assert.deepEqual(doc.summary, {
       exchanges: 1, failed: 1, pre10: 0, notReady: 0,
-      problems: [{ group: 'failed', kind: 'identity/run-id-mismatch', exchange: 0, event: 1, view: 'findings', text: 'RUN_FINISHED runId "r-other" differs from its RUN_STARTED runId "r-cli"' }],
+      problems: [{ group: 'failed', kind: 'identity/run-id-mismatch', exchange: 0, event: 1, view: 'timeline', text: 'RUN_FINISHED runId "r-other" differs from its RUN_STARTED runId "r-cli"' }],
     });
     assert.equal(doc.exchanges.length, 1);
     const [x] = doc.exchanges;
