@@ -41,12 +41,12 @@ test('the session overview lists each problem once, grouped by what it does to t
   const o = overview(analysed);
   const got = o.problems.map((p) => [p.group, p.kind, session[p.exchange]!.source, p.event, p.view]);
   assert.deepEqual(got, [
-    ['failed', 'schema/malformed', 'malformed', 2, 'findings'],
+    ['failed', 'schema/malformed', 'malformed', 2, 'timeline'],
     ['runs', 'run-error', 'errored', 1, 'identity'],
     ['runs', 'run-truncated', 'cut', 0, 'identity'],
     ['identity', 'identity/run-id-mismatch', 'mismatch', 4, 'identity'],
     ['readiness', 'readiness', 'cut', null, 'findings'],
-    ['readiness', 'readiness', 'mismatch', 4, 'findings'],
+    ['readiness', 'readiness', 'mismatch', 4, 'timeline'],
     ['time', 'stall', 'stalled', 2, 'waterfall'],
     // Content 7 s late is slow, and the wait before it a stall.
     ['time', 'slow-first-content', 'slow', null, 'waterfall'],
