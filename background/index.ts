@@ -471,6 +471,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     if (s && req.part === 'toolCalls') await sliced(s.toolChecks(req.exchangeId));
     return s?.detail(req.exchangeId, req.part) ?? null;
   },
+  'agui-inspector/overview': async (req) => (await restored(req.tabId))?.overview() ?? null,
   'agui-inspector/state-at': async (req) => (await restored(req.tabId))?.stateAt(req.exchangeId, req.step) ?? null,
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
   'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),

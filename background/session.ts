@@ -14,7 +14,7 @@
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
-import { SessionReader, type DetailPart, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
+import { overviewOf, SessionReader, type DetailPart, type Overview, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
 import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
@@ -443,6 +443,11 @@ export class Session {
       x.view.analysisError = String(e).slice(0, 1024);
       return null;
     }
+  }
+
+  /** What went wrong across the session, with the ids its problems index. */
+  overview(): { ids: string[]; overview: Overview } {
+    return { ids: this.exchanges.map((x) => x.view.id), overview: overviewOf(this.exchanges.map((x) => x.reading)) };
   }
 
   /** The argument checks the Tools view of exchange `id` waits on, a call per step, for the worker to run in slices. */
