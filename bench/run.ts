@@ -6,6 +6,7 @@ import { throughput } from './analyzer.ts';
 import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
 import { changeBench } from './change.ts';
 import { memory } from './memory.ts';
+import { overviewBench } from './overview.ts';
 import { PANEL_TITLE, panelBench } from './panel.ts';
 import { processBench } from './process.ts';
 import { reduceBench } from './reduce.ts';
@@ -25,6 +26,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['timing', timingBench],
   ['change', changeBench],
   ['run tree', runTreeBench],
+  ['overview', overviewBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['tools view', async () => [measuresSection(TOOLS_TITLE, await toolsBench())]],

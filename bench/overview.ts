@@ -1,0 +1,50 @@
+/**
+ * The session Overview of a 1,000-exchange session (#37: under 200 ms): what the worker does when the
+ * panel asks for it — each reading's report and timing, then the ranked list (detail/reading.ts
+ * `overviewOf`). The exchanges are read and analysed once before; a third of them have a problem.
+ *
+ * `npx tsx bench/overview.ts` prints it; bench/run.ts calls `overviewBench()` (`npm run bench -- overview`).
+ */
+import { fileURLToPath } from 'node:url';
+import { ExchangeReading, overviewOf } from '../src/detail/index.ts';
+import { formatSection, median, measuresSection, type Section } from './report.ts';
+
+const enc = new TextEncoder();
+
+/** Exchange `i`: a run of a message and a tool call, its events 20 ms apart; every third one breaks something. */
+function exchange(i: number): ExchangeReading {
+  const ids = { threadId: `thread-${i}`, runId: `run-${i}` };
+  const r = new ExchangeReading({
+    source: `x${i}`, contentType: 'text/event-stream', status: 200, arrival: 'chunks',
+    requestBody: JSON.stringify({ ...ids, protocolVersion: '1.0', messages: [{ id: 'u', role: 'user', content: 'hi' }] }),
+  });
+  const events: object[] = [
+    { type: 'RUN_STARTED', ...ids, protocolVersion: '1.0' },
+    { type: 'TEXT_MESSAGE_START', messageId: `m${i}`, role: 'assistant' },
+    ...Array.from({ length: 12 }, () => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${i}`, delta: 'word ' })),
+    { type: 'TEXT_MESSAGE_END', messageId: `m${i}` },
+    { type: 'TOOL_CALL_START', toolCallId: `c${i}`, toolCallName: 'search' },
+    { type: 'TOOL_CALL_ARGS', toolCallId: `c${i}`, delta: '{"q":1}' },
+    { type: 'TOOL_CALL_END', toolCallId: `c${i}` },
+    { type: 'RUN_FINISHED', ...ids, ...(i % 3 === 0 ? { runId: 'other' } : {}) },
+  ];
+  // Every fifth exchange stalls 1.5 s after its second event.
+  events.forEach((e, k) => r.push(enc.encode(`data: ${JSON.stringify(e)}\n\n`), k * 20 + (i % 5 === 0 && k > 1 ? 1500 : 0)));
+  r.end(events.length * 20 + 1500);
+  return r;
+}
+
+export async function overviewBench(): Promise<Section[]> {
+  const readings = Array.from({ length: 1000 }, (_, i) => exchange(i));
+  let problems = 0;
+  const ms = median(Array.from({ length: 7 }, () => {
+    const t = performance.now();
+    problems = overviewOf(readings).problems.length;
+    return performance.now() - t;
+  }));
+  return [measuresSection('Overview: the ranked problems of a 1,000-exchange session', [
+    { name: 'overview of 1,000 exchanges', value: Number(ms.toFixed(1)), unit: 'ms', target: '< 200', note: `${problems} problems; median of 7 (${ms < 200 ? 'met' : 'MISSED'})` },
+  ])];
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) for (const s of await overviewBench()) console.log(formatSection(s));
