@@ -29,7 +29,7 @@ const code = (text: string) =>
     .replace(/(['"`])(?:\\.|(?!\1)[^\\])*\1/g, '""');
 
 /** The core: what the worker, the panel and the CLI all run unchanged. */
-const CORE = ['src/wire', 'src/schema', 'src/exchange', 'src/analyzer', 'src/detail', 'src/rules', 'src/catalog', 'src/formats', 'src/recording', 'src/library', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
+const CORE = ['src/wire', 'src/schema', 'src/exchange', 'src/answer', 'src/analyzer', 'src/detail', 'src/rules', 'src/catalog', 'src/formats', 'src/recording', 'src/library', 'src/json.ts', 'src/bytes.ts', 'src/base64.ts', 'src/meta.ts'];
 const coreFiles = CORE.flatMap((c) => (c.endsWith('.ts') ? [join(ROOT, c)] : files(join(ROOT, c))));
 
 describe('architecture boundaries', () => {
@@ -62,10 +62,12 @@ describe('architecture boundaries', () => {
       'src/capture': ['background', 'panel', 'src/analyzer', 'src/recording', 'src/cli'],
       'background': ['panel', 'src/cli'],
       'src/cli': ['background', 'panel', 'src/capture'],
-      'src/wire': ['src/exchange', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
-      'src/schema': ['src/exchange', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
-      'src/exchange': ['src/analyzer', 'src/formats', 'src/recording', 'src/detail', 'src/cli'],
+      'src/wire': ['src/exchange', 'src/answer', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/schema': ['src/exchange', 'src/answer', 'src/analyzer', 'src/formats', 'src/recording', 'src/cli'],
+      'src/exchange': ['src/answer', 'src/analyzer', 'src/formats', 'src/recording', 'src/detail', 'src/cli'],
       'src/formats': ['src/analyzer', 'src/recording', 'src/detail', 'src/cli'],
+      // The page script answers with it, so it sits below everything the page may not import.
+      'src/answer': ['src/analyzer', 'src/formats', 'src/recording', 'src/detail', 'src/library', 'src/cli'],
     };
     const bad: string[] = [];
     for (const [folder, banned] of Object.entries(downstream)) {
@@ -89,6 +91,8 @@ describe('architecture boundaries', () => {
       ['src/schema'],
       // The captured exchange, AG-UI detection and the report shape: below both the analyzer and the formats.
       ['src/exchange'],
+      // What the Inspector answers as the agent: below the analyzer and the recording, so the page script can answer with it.
+      ['src/answer'],
       ['src/analyzer'],
       // Readers and writers of files: they return exchanges and leave analysis to their callers.
       ['src/formats'],

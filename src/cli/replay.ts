@@ -1,29 +1,33 @@
 /**
  * `agui-inspector replay <recording.har>`: a local HTTP server that answers an app's AG-UI requests with
- * the recorded responses — status, content type and the exact recorded bytes in the recorded chunks, at
- * the recorded pace or as fast as possible — so a bug report reproduces without the agent behind it.
- * Which exchange answers which request is src/recording/replay.ts's business.
+ * the recorded responses — status, content type and the recorded bytes in the recorded chunks, at the
+ * recorded pace or as fast as possible, with the request's own ids and any faults asked for — so a bug
+ * report reproduces without the agent behind it. Which exchange answers which request is
+ * src/recording/replay.ts's business; what the answer is, src/answer's.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIPv6, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { CapturedExchange } from '../exchange/index.ts';
+import { answer, faultName, paced, parseFault, type Fault, type Ids, type Pace } from '../answer/index.ts';
+import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
 import { FormatError, readExchanges } from '../formats/index.ts';
-import { LONGEST_WAIT_MS, pathOf, ReplayPlan, servedContentType, unmatchedBody } from '../recording/index.ts';
+import { pathOf, ReplayPlan, servedContentType, unmatchedBody } from '../recording/index.ts';
 import { reason } from './files.ts';
 import { printable } from './printable.ts';
 import { REPLAY_USAGE } from './usage.ts';
 
 
-/** `1` plays at the recorded pace, `2` twice as fast, `max` as fast as the socket takes it. */
-export type Speed = number | 'max';
-
 export interface ReplayOptions {
   port?: number;
   host?: string;
-  speed?: Speed;
+  /** `1` plays at the recorded pace, `2` twice as fast, `max` as fast as the socket takes it. */
+  speed?: Pace;
+  /** Injected into every answer (`--fault`). */
+  faults?: readonly Fault[];
+  /** Answer with the recorded threadId and runId, not the request's (`--keep-ids`). */
+  keepIds?: boolean;
   /** Origins besides the loopback ones whose pages may read the replay (`--allow-origin`), each `scheme://host[:port]`. */
   allowOrigins?: readonly string[];
   /** Told about each request, for the console. */
@@ -150,43 +154,52 @@ function unlessGone(res: ServerResponse, arm: (done: () => void) => () => void):
   });
 }
 
-const pause = (res: ServerResponse, ms: number) =>
-  unlessGone(res, (done) => {
-    const t = setTimeout(done, ms);
-    return () => clearTimeout(t);
-  });
-
 const drained = (res: ServerResponse) =>
   unlessGone(res, (done) => {
     res.once('drain', done);
     return () => res.off('drain', done);
   });
 
-/** Sends `x`'s recorded answer; resolves to how many of its chunks were sent, fewer when the app went away. */
-async function play(x: CapturedExchange, res: ServerResponse, headers: Record<string, string>, speed: Speed): Promise<number> {
-  res.writeHead(x.status ?? 200, { ...headers, 'content-type': servedContentType(x.responseContentType) });
+/** The ids of the request's RunAgentInput, which the answer carries unless the recorded ones are kept. */
+function idsOf(body: string): Ids | null {
+  const input = runAgentInputIn(body);
+  if (input === null) return null;
+  return { ...(typeof input.threadId === 'string' ? { threadId: input.threadId } : {}), ...(typeof input.runId === 'string' ? { runId: input.runId } : {}) };
+}
+
+/**
+ * Sends `x`'s answer to a request with `ids`; resolves to how many chunks were sent, whether the app took
+ * them all, whether they are the recorded chunks as recorded, and the faults injected.
+ */
+async function play(x: CapturedExchange, res: ServerResponse, headers: Record<string, string>, o: { speed: Pace; ids: Ids | null; faults: readonly Fault[] }) {
+  const a = answer(x, { pace: o.speed, ids: o.ids, faults: o.faults });
+  res.writeHead(a.status, { ...headers, ...a.headers, 'content-type': servedContentType(a.contentType) });
   res.flushHeaders();
-  const start = performance.now();
+  const gone = new AbortController();
+  const abort = () => gone.abort();
+  if (res.destroyed) abort();
+  else res.once('close', abort);
   let sent = 0;
-  for (const chunk of x.chunks) {
-    // A slow --speed can stretch a recorded pause past what one timer waits: wait in steps.
-    for (let due = 0; speed !== 'max' && !res.destroyed && (due = chunk.time / speed - (performance.now() - start)) > 0; ) {
-      await pause(res, Math.min(due, LONGEST_WAIT_MS));
+  try {
+    // Each chunk goes out as one write, so the app sees the answer's chunking, not one body.
+    for await (const bytes of paced(a.chunks, { signal: gone.signal })) {
+      if (!res.write(bytes)) await drained(res);
+      if (res.destroyed) break;
+      sent++;
     }
-    if (res.destroyed) return sent;
-    // Each recorded chunk goes out as one write, so the app sees the recorded chunking, not one body.
-    if (!res.write(chunk.bytes)) await drained(res);
-    if (res.destroyed) return sent;
-    sent++;
+  } finally {
+    res.off('close', abort);
   }
-  res.end();
-  return sent;
+  const whole = !res.destroyed;
+  if (whole) res.end();
+  return { sent, whole, exact: a.exact, injected: a.injected };
 }
 
 /** Starts serving `exchanges`; resolves once listening. Throws a FormatError, before listening, for an exchange no replay can answer. */
 export async function startReplay(exchanges: readonly CapturedExchange[], o: ReplayOptions = {}): Promise<ReplayServer> {
   const plan = new ReplayPlan(exchanges);
   const speed = o.speed ?? 1;
+  const faults = o.faults ?? [];
   const log = o.log ?? (() => {});
   const allowed = new Set<string>();
   for (const v of o.allowOrigins ?? []) {
@@ -239,8 +252,15 @@ export async function startReplay(exchanges: readonly CapturedExchange[], o: Rep
       const served = servedContentType(x.responseContentType);
       const as = served === x.responseContentType ? '' : `; served as ${served}, not the recorded ${JSON.stringify(x.responseContentType)}`;
       log(`${asked} → recorded exchange ${m.index} (HTTP ${x.status ?? 200})${as}${m.differences.length ? `; differs: ${m.differences.join('; ')}` : ''}`);
-      const sent = await play(x, res, cors, speed);
-      if (sent < x.chunks.length) log(`${asked}: the app went away after ${sent} of ${x.chunks.length} chunks of recorded exchange ${m.index}`);
+      const played = await play(x, res, cors, { speed, ids: o.keepIds ? null : idsOf(body), faults });
+      if (faults.length > 0) {
+        const missed = faults.map(faultName).filter((f) => !played.injected.includes(f));
+        log(`${asked}: faults injected into recorded exchange ${m.index}: ${played.injected.join(', ') || 'none'}${missed.length ? `; not reached: ${missed.join(', ')}` : ''}`);
+      }
+      if (!played.whole) {
+        const of = played.exact ? `${played.sent} of ${x.chunks.length} chunks of recorded exchange ${m.index}` : `${played.sent} chunks of its answer from recorded exchange ${m.index}`;
+        log(`${asked}: the app went away after ${of}`);
+      }
     })().catch((e: unknown) => {
       log(`${asked}: ${e instanceof Error ? e.message : String(e)}`);
       if (!res.headersSent && !res.destroyed) res.writeHead(500).end();
@@ -267,7 +287,7 @@ export async function startReplay(exchanges: readonly CapturedExchange[], o: Rep
   };
 }
 
-function parseSpeed(v: string): Speed | null {
+function parseSpeed(v: string): Pace | null {
   if (v === 'max') return 'max';
   const n = Number(v);
   return Number.isFinite(n) && n > 0 ? n : null;
@@ -280,7 +300,14 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { port: { type: 'string' }, host: { type: 'string' }, speed: { type: 'string' }, 'allow-origin': { type: 'string', multiple: true } },
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        speed: { type: 'string' },
+        'allow-origin': { type: 'string', multiple: true },
+        fault: { type: 'string', multiple: true },
+        'keep-ids': { type: 'boolean' },
+      },
     });
   } catch (e) {
     io.err(`agui-inspector: ${printable(e instanceof Error ? e.message : String(e))}\nUsage:\n${REPLAY_USAGE}\n`);
@@ -293,6 +320,13 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   const notOrigin = allowOrigins.find((v) => originOf(v) === null);
   if (notOrigin !== undefined) {
     io.err(`agui-inspector: ${printable(`--allow-origin ${JSON.stringify(notOrigin)} is not an origin: give scheme://host[:port], as a browser's Origin header names a page`)}\nUsage:\n${REPLAY_USAGE}\n`);
+    return 2;
+  }
+  let faults: Fault[];
+  try {
+    faults = (parsed.values.fault ?? []).map(parseFault);
+  } catch (e) {
+    io.err(`agui-inspector: --fault ${printable(e instanceof Error ? e.message : String(e))}\nUsage:\n${REPLAY_USAGE}\n`);
     return 2;
   }
   if (file === undefined || rest.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535 || speed === null) {
@@ -309,7 +343,7 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
   let server: ReplayServer;
   try {
     // Request paths and recorded ids reach the terminal: escaped like every value the CLI prints.
-    server = await startReplay(exchanges, { port, host: parsed.values.host, speed, allowOrigins, log: (line) => io.out(printable(line) + '\n') });
+    server = await startReplay(exchanges, { port, host: parsed.values.host, speed, faults, keepIds: parsed.values['keep-ids'], allowOrigins, log: (line) => io.out(printable(line) + '\n') });
   } catch (e) {
     // A FormatError names the exchange (file#entries/N) that cannot be replayed.
     const why = e instanceof FormatError ? e.message : `cannot listen on ${parsed.values.host ?? '127.0.0.1'}:${port}: ${e instanceof Error ? e.message : String(e)}`;
@@ -317,6 +351,7 @@ export async function replayCommand(argv: string[], io: { out: (s: string) => vo
     return 2;
   }
   if (!server.loopback) io.err(`agui-inspector: warning: ${printable(`--host ${parsed.values.host}`)} is not a loopback address: the recording is served to the network, unauthenticated\n`);
-  io.out(`Replaying ${exchanges.length} exchanges from ${printable(file)} on ${server.url} (speed ${speed}). Point the app's agent URL at ${server.url}<the recorded path>; Ctrl-C stops.\n`);
+  const with_ = [`speed ${speed}`, ...(parsed.values['keep-ids'] ? ['recorded ids'] : []), ...faults.map((f) => `fault ${faultName(f)}`)].join(', ');
+  io.out(`Replaying ${exchanges.length} exchanges from ${printable(file)} on ${server.url} (${with_}). Point the app's agent URL at ${server.url}<the recorded path>; Ctrl-C stops.\n`);
   return new Promise<number>(() => {});
 }

@@ -9,6 +9,7 @@
  * A request nothing can answer gets the closest recorded exchange and how it differs, so whoever replays
  * a bug report sees at once why the app's request is not the one that was recorded.
  */
+import { LONGEST_WAIT_MS } from '../answer/index.ts';
 import type { JsonObject } from '../json.ts';
 import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
 import { FormatError } from '../formats/index.ts';
@@ -65,9 +66,6 @@ export function differences(path: string, input: JsonObject | null, e: { path: s
   if (resume[0] !== resume[1]) out.push(`${resume[0] ?? 'no'} resume entries, the recording ${resume[1] ?? 'none'}`);
   return out;
 }
-
-/** The longest a timer waits (2^31 − 1 ms, about 24.8 days); a recorded chunk later than that is no pace to keep. */
-export const LONGEST_WAIT_MS = 2 ** 31 - 1;
 
 /** What an HTTP header value may hold: tab, visible ASCII, space and Latin-1 beyond ASCII (Node refuses anything else mid-answer). */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

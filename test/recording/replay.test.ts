@@ -86,7 +86,7 @@ describe('replay: the server', () => {
   });
   after(() => server.close());
 
-  it('answers with the recorded status, content type and exact bytes, chunk by chunk at the recorded pace, with CORS', async () => {
+  it('answers with the recorded status, content type and bytes (the request\'s ids in them), chunk by chunk at the recorded pace, with CORS', async () => {
     const t0 = performance.now();
     const res = await fetch(`${server.url}/agent/chat`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:5173' }, body: input('mine', 'r1') });
     assert.equal(res.status, 200);
@@ -99,7 +99,8 @@ describe('replay: the server', () => {
       if (done) break;
       got.push({ text: new TextDecoder().decode(value), at: performance.now() - t0 });
     }
-    assert.deepEqual(got.map((g) => g.text), sse('t1', 'r1'), 'the recorded chunks, in order, as recorded');
+    // The app's thread is not the recorded one: the answer carries the app's ids (basic/run-input#identity), in the recorded chunks.
+    assert.deepEqual(got.map((g) => g.text), sse('mine', 'r1'), 'the recorded chunks, in order, with the request\'s threadId');
     // The second chunk was recorded 150 ms after the request started: it is not sent before that.
     assert.ok(got[1]!.at >= 140, `second chunk after ${got[1]!.at} ms`);
   });
@@ -192,7 +193,9 @@ describe('replay: only loopback pages, and the origins given, may read it', () =
     // Nothing was served: the app still gets the first recorded exchange of the thread.
     const a = await ask(server.url, '/agent/chat', { headers: { origin: 'http://localhost:5173' }, body: input('app', 'a1') });
     assert.equal(a.status, 200);
-    assert.equal(a.body, sse('t1', 'r1').join(''));
+    assert.ok(lines.includes('POST /agent/chat → recorded exchange 0 (HTTP 200); differs: threadId "app" is "t1" in the recording; runId "a1" is "r1" in the recording'), lines.join('\n'));
+    // Answered with the app's ids (basic/run-input#identity).
+    assert.equal(a.body, sse('app', 'a1').join(''));
   });
 
   it('lets a loopback page on any port, a page given with --allow-origin, and a request with no Origin read it', async () => {
