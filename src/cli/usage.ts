@@ -8,12 +8,18 @@ import { TOOL } from '../meta.ts';
  */
 
 /** Usage lines shared by the commands that print them. */
-export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] [--host 127.0.0.1] [--speed 1|max|<factor>] [--allow-origin <origin>]...
+export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] [--host 127.0.0.1] [--speed 1|max|<factor>] [--allow-origin <origin>]... [--fault <spec>]... [--keep-ids]
                                   answer an app's AG-UI requests with the recorded responses; only pages
                                   on localhost, 127.0.0.1 or [::1] (any port), each --allow-origin and
                                   requests without an Origin may read them, addressed to a loopback
                                   name or the --host; AG-UI media types are served as recorded, any
-                                  other as application/octet-stream`;
+                                  other as application/octet-stream. The request's threadId and runId
+                                  replace the recorded ones (--keep-ids keeps them). --fault, into every
+                                  answer, events counted from 0: stall:<ms>@<k> (wait before event k),
+                                  cut@<k> (end after it), cut-mid@<k> (end inside it),
+                                  status:<400-599>[:retry-after=<s>] (an HTTP error, no stream),
+                                  error@terminal (RUN_ERROR for RUN_FINISHED), drop@<k>, dup@<k>,
+                                  drip:<bytes per second>`;
 
 export const REDUCE_USAGE = `  agui-inspector reduce <file> [--exchange N] [--rule ID] [--out DIR] [--budget N] [--time-limit S] [--name NAME] [--input <RunAgentInput.json>]
                                   shrink one exchange (the first that raises the rule, or an error) to the

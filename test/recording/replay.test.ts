@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -12,7 +11,7 @@ import { FormatError } from '../../src/formats/error.ts';
 import type { CapturedExchange } from '../../src/exchange/exchange.ts';
 import { writeHar } from '../../src/formats/har.ts';
 import { ReplayPlan } from '../../src/recording/replay.ts';
-import { ROOT } from '../support/paths.ts';
+import { listening, replayProcess } from '../support/replay.ts';
 
 const utf8 = new TextEncoder();
 const input = (threadId: string, runId: string, messages = 1) =>
@@ -400,26 +399,6 @@ describe('replay: limits, and an app that goes away', () => {
     }
   });
 });
-
-/** `agui-inspector replay …` as a user runs it, with what it prints so far. */
-function replayProcess(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'replay', ...args], { cwd: ROOT });
-  const o = { child, out: '', err: '' };
-  child.stdout.on('data', (b: Buffer) => (o.out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (o.err += b.toString()));
-  return o;
-}
-
-/** The URL it says it serves on, once it does. */
-function listening(p: ReturnType<typeof replayProcess>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    p.child.stdout.on('data', () => {
-      const m = / on (http:\/\/\S+:\d+) /.exec(p.out);
-      if (m) resolve(m[1]!);
-    });
-    p.child.once('exit', (code) => reject(new Error(`replay exited ${code}: ${p.out}${p.err}`)));
-  });
-}
 
 const exited = (p: ReturnType<typeof replayProcess>) => new Promise<number | null>((resolve) => p.child.once('exit', resolve));
 
