@@ -124,29 +124,36 @@ async function* piecesOf(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, pace: P
 /** The source cut into its frames with the wire reader, each due when the chunk that completed it was. */
 async function* framesOf(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, transport: Streamed, pace: Pace): AsyncGenerator<Piece> {
   const decoder = decoderFor(transport);
-  // The bytes not yet in a frame, and where they start in the body.
-  let held: Uint8Array = new Uint8Array(0);
+  // The chunks not yet in a frame, kept apart so a frame that spans many is joined once, not once a chunk.
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  /** Where the held bytes start in the body. */
   let base = 0;
   let index = 0;
   let last = 0;
   const at = (time: number) => (pace === 'max' ? 0 : time / pace);
+  const take = (n: number): Uint8Array => {
+    const whole = held.length === 1 ? held[0]! : concatBytes(held);
+    held = n < whole.length ? [whole.subarray(n)] : [];
+    heldBytes -= n;
+    base += n;
+    return whole.subarray(0, n);
+  };
   function* cut(items: ReturnType<typeof decoder.push>): Generator<Piece> {
     for (const item of items) {
       if (item.kind === 'problem' && !item.frame) continue;
-      const end = Math.max(item.offset + item.size - base, 0);
-      const bytes = held.slice(0, end);
-      held = held.subarray(end);
-      base += end;
+      const bytes = take(Math.min(Math.max(item.offset + item.size - base, 0), heldBytes));
       yield { at: at(item.time), bytes, index: index++, size: Math.min(item.size, bytes.length), ...(item.kind === 'event' ? { value: item.value } : {}) };
     }
   }
   for await (const c of chunks) {
-    held = concatBytes([held, c.bytes]);
+    held.push(c.bytes);
+    heldBytes += c.bytes.length;
     last = c.time;
     yield* cut(decoder.push(c.bytes, c.time));
   }
   yield* cut(decoder.end(last));
-  if (held.length > 0) yield { at: at(last), bytes: held, index: null };
+  if (heldBytes > 0) yield { at: at(last), bytes: take(heldBytes), index: null };
 }
 
 function renamed(value: unknown, from: Ids, to: Ids): JsonObject | null {
@@ -163,10 +170,16 @@ function renamed(value: unknown, from: Ids, to: Ids): JsonObject | null {
   return out;
 }
 
-const idsIn = (v: JsonObject | null): Ids => ({
-  ...(typeof v?.threadId === 'string' ? { threadId: v.threadId } : {}),
-  ...(typeof v?.runId === 'string' ? { runId: v.runId } : {}),
+const idsIn = (v: JsonObject): Ids => ({
+  ...(typeof v.threadId === 'string' ? { threadId: v.threadId } : {}),
+  ...(typeof v.runId === 'string' ? { runId: v.runId } : {}),
 });
+
+/** The ids a request's RunAgentInput names (bare or enveloped); null when it carries none. */
+export function idsOf(requestBody: string): Ids | null {
+  const input = runAgentInputIn(requestBody);
+  return input === null ? null : idsIn(input);
+}
 
 /**
  * The source's ids become `to`'s. They are the recorded request's; a source without one takes them from
@@ -287,8 +300,7 @@ export function answer(source: AnswerSource, o: AnswerOptions = {}): Answer {
   const pace = o.pace ?? 1;
   const transport = streamedOf(source.responseContentType);
   const onEvents = faults.filter((f) => f.kind !== 'drip');
-  const input = source.requestBody === undefined ? null : runAgentInputIn(source.requestBody);
-  const recorded = input === null ? null : idsIn(input);
+  const recorded = source.requestBody === undefined ? null : idsOf(source.requestBody);
   // A rewrite is needed unless the recorded request's ids are the new ones (a stream without a request is read to find its own).
   const rewrite = transport !== null && o.ids != null && (recorded === null || renamed(recorded, recorded, o.ids) !== null);
   const framed = transport !== null && (rewrite || onEvents.length > 0);

@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIPv6, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { parseArgs } from 'node:util';
-import { answer, faultName, paced, parseFault, type Fault, type Ids, type Pace } from '../answer/index.ts';
-import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
+import { answer, faultName, idsOf, paced, parseFault, type Fault, type Ids, type Pace } from '../answer/index.ts';
+import type { CapturedExchange } from '../exchange/index.ts';
 import { FormatError, readExchanges } from '../formats/index.ts';
 import { pathOf, ReplayPlan, servedContentType, unmatchedBody } from '../recording/index.ts';
 import { reason } from './files.ts';
@@ -160,13 +160,6 @@ const drained = (res: ServerResponse) =>
     return () => res.off('drain', done);
   });
 
-/** The ids of the request's RunAgentInput, which the answer carries unless the recorded ones are kept. */
-function idsOf(body: string): Ids | null {
-  const input = runAgentInputIn(body);
-  if (input === null) return null;
-  return { ...(typeof input.threadId === 'string' ? { threadId: input.threadId } : {}), ...(typeof input.runId === 'string' ? { runId: input.runId } : {}) };
-}
-
 /**
  * Sends `x`'s answer to a request with `ids`; resolves to how many chunks were sent, whether the app took
  * them all, whether they are the recorded chunks as recorded, and the faults injected.
@@ -255,7 +248,8 @@ export async function startReplay(exchanges: readonly CapturedExchange[], o: Rep
       const played = await play(x, res, cors, { speed, ids: o.keepIds ? null : idsOf(body), faults });
       if (faults.length > 0) {
         const missed = faults.map(faultName).filter((f) => !played.injected.includes(f));
-        log(`${asked}: faults injected into recorded exchange ${m.index}: ${played.injected.join(', ') || 'none'}${missed.length ? `; not reached: ${missed.join(', ')}` : ''}`);
+        const why = missed.length ? `; not injected (the answer has no such event, or is no stream of events): ${missed.join(', ')}` : '';
+        log(`${asked}: faults injected into recorded exchange ${m.index}: ${played.injected.join(', ') || 'none'}${why}`);
       }
       if (!played.whole) {
         const of = played.exact ? `${played.sent} of ${x.chunks.length} chunks of recorded exchange ${m.index}` : `${played.sent} chunks of its answer from recorded exchange ${m.index}`;

@@ -85,6 +85,10 @@ describe('answer: identity', () => {
     assert.equal(other.body, runEvents('app', 'a1').map(sse).join(''));
     // The frames without ids are the recorded bytes themselves.
     assert.deepEqual(other.chunks[2]!.bytes, x.chunks[2]!.bytes);
+    // Frames that span many chunks, and chunks that hold parts of two frames, are cut at the frames.
+    const body = utf8.encode(runEvents('t1', 'r1').map(sse).join(''));
+    const tiny = { ...x, chunks: Array.from({ length: Math.ceil(body.length / 3) }, (_, i) => ({ time: i, bytes: body.subarray(i * 3, i * 3 + 3) })) };
+    assert.equal((await collect(tiny, { ids: { threadId: 'app', runId: 'a1' } })).body, other.body);
     // No recorded request: the ids are the stream's first RUN_STARTED's.
     const bare = await collect({ ...x, requestBody: undefined }, { ids: { threadId: 'app', runId: 'a1' } });
     assert.equal(bare.body, other.body);
