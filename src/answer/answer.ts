@@ -205,14 +205,13 @@ function noted(injected: string[], f: Fault): void {
   if (!injected.includes(name)) injected.push(name);
 }
 
-async function* faulted(pieces: AsyncIterable<Piece>, faults: readonly Fault[], transport: Streamed, injected: string[]): AsyncGenerator<Piece> {
+/** `requested` is the runId of the run the request asked for, when known: its RUN_FINISHED is the terminal event error@terminal replaces. */
+async function* faulted(pieces: AsyncIterable<Piece>, faults: readonly Fault[], transport: Streamed, requested: string | undefined, injected: string[]): AsyncGenerator<Piece> {
   const note = (f: Fault) => noted(injected, f);
   const at = <K extends Fault['kind']>(kind: K, i: number, where: (f: Extract<Fault, { kind: K }>) => number) =>
     faults.filter((f): f is Extract<Fault, { kind: K }> => f.kind === kind && where(f as Extract<Fault, { kind: K }>) === i);
   const terminal = faults.find((f) => f.kind === 'error-terminal');
   let shift = 0;
-  // The requested run: the first that starts; its RUN_FINISHED is the terminal event a RUN_ERROR replaces.
-  let run: unknown;
   let errored = false;
   for await (const p of pieces) {
     const i = p.index;
@@ -230,10 +229,11 @@ async function* faulted(pieces: AsyncIterable<Piece>, faults: readonly Fault[], 
       continue;
     }
     let piece: Piece = { ...p, at: p.at + shift };
-    if (run === undefined && isType(p.value, 'RUN_STARTED')) run = p.value.runId;
-    if (terminal && !errored && isType(p.value, 'RUN_FINISHED') && (run === undefined || p.value.runId === run)) {
-      const bytes = encodeEvent(transport, { type: 'RUN_ERROR', message: `RUN_ERROR ${INJECTED} in place of RUN_FINISHED (fault error@terminal)`, code: 'inspector-fault' });
-      piece = { ...piece, bytes, size: bytes.length, value: undefined };
+    // Not knowing the requested run (a live answer to a request without a runId), the first run to finish is taken for it.
+    if (terminal && !errored && isType(p.value, 'RUN_FINISHED') && (requested === undefined || p.value.runId === requested)) {
+      const value = { type: 'RUN_ERROR', message: `RUN_ERROR ${INJECTED} in place of RUN_FINISHED (fault error@terminal)`, code: 'inspector-fault' };
+      const bytes = encodeEvent(transport, value);
+      piece = { ...piece, bytes, size: bytes.length, value };
       errored = true;
       note(terminal);
     }
@@ -306,7 +306,7 @@ export function answer(source: AnswerSource, o: AnswerOptions = {}): Answer {
   const framed = transport !== null && (rewrite || onEvents.length > 0);
   let pieces = framed ? framesOf(source.chunks, transport, pace) : piecesOf(source.chunks, pace);
   if (rewrite) pieces = rewritten(pieces, recorded, o.ids!, transport!);
-  if (framed && onEvents.length > 0) pieces = faulted(pieces, onEvents, transport!, injected);
+  if (framed && onEvents.length > 0) pieces = faulted(pieces, onEvents, transport!, o.ids?.runId ?? recorded?.runId, injected);
   const drip = faults.find((f) => f.kind === 'drip');
   return {
     status: source.status ?? 200,

@@ -163,6 +163,11 @@ describe('answer: faults, in the bytes and times, and in what the analyzer finds
     const { report } = judged(x, a.chunks);
     assert.equal(report.runs[0]!.outcome, 'error');
     assert.ok(!report.findings.some((f) => f.rule === 'lifecycle/truncated'));
+    // A stream that replays an earlier run first: the requested run's RUN_FINISHED is the one replaced, with the request's ids.
+    const history = [{ type: 'RUN_STARTED', threadId: 't1', runId: 'h1' }, { type: 'RUN_FINISHED', threadId: 't1', runId: 'h1' }];
+    const replaying = { ...x, chunks: [...history, ...runEvents('t1', 'r1')].map((e) => ({ time: 0, bytes: utf8.encode(sse(e)) })) };
+    const b = await collect(replaying, { ids: { threadId: 'app', runId: 'a1' }, faults: [parseFault('error@terminal')] });
+    assert.deepEqual(typesIn(b.body), ['RUN_STARTED', 'RUN_FINISHED', ...typesIn(a.body)]);
   });
 
   it('an event dropped or duplicated; a fault the stream never reaches is not injected', async () => {
