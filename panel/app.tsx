@@ -258,13 +258,16 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
     setEvent(index);
     setView('timeline');
   };
-  /** A problem of the overview: its exchange, on the view and frame that show it. */
-  const openProblem = (id: string, p: Problem): void => {
+  /** Exchange `id` on `to`, at frame `at` (on the Timeline, with every other filter cleared). */
+  const openAt = (id: string, to: ViewId, at: number | null): void => {
     selectExchange(id);
-    if (p.view === 'timeline' && p.event !== null) return goEvent(p.event);
-    if (p.event !== null) setEvent(p.event);
-    setView(p.view);
+    if (to === 'timeline' && at !== null) return goEvent(at);
+    if (at !== null) setEvent(at);
+    setView(to);
   };
+  /** A problem of the overview: its exchange, on the view and frame that show it. */
+  const openProblem = (id: string, p: Problem): void => openAt(id, p.view, p.event);
+  const [query, setQuery] = useState('');
   const showFinding = (f: Finding): void => {
     if (f.event !== null) return goEvent(f.event);
     if (f.category === 'identity') return setView('identity');
@@ -280,6 +283,13 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
+      // The browser's own find searches only what is on screen: Ctrl+F searches every exchange instead.
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        setView('overview');
+        requestAnimationFrame(() => document.getElementById('session-search')?.focus());
+        return;
+      }
       if (e.altKey || e.ctrlKey || e.metaKey || isTyping(e.target)) return;
       // 1 … 9, and 0 for the tenth view, as a keyboard's row of digits runs.
       const n = e.key === '0' ? 10 : Number(e.key);
@@ -357,7 +367,7 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
           </div>
           {view === 'overview' ? null : <Timing source={source} x={x} />}
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
-            {view === 'overview' ? <OverviewView source={source} exchanges={state.exchanges} onOpen={openProblem} /> : <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
+            {view === 'overview' ? <OverviewView source={source} exchanges={state.exchanges} onOpen={openProblem} onOpenAt={openAt} query={query} setQuery={setQuery} /> : <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
               thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
               onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />}
           </div>

@@ -1,13 +1,16 @@
 /**
  * What went wrong across the whole session (src/detail/overview.ts, the model the CLI's `summary` prints):
  * each problem in one line under its group, most harmful first, opening its exchange on the view and frame
- * that show it. Asked of the source when shown, and again as the session changes.
+ * that show it. Asked of the source when shown, and again as the session changes. Above it, a search of
+ * every exchange's URL, input and frames (panel/search.ts), whose hits open in place too.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { PROBLEM_GROUPS, type Problem } from '../../src/detail/index.ts';
 import type { PanelExchange, SessionOverview, SessionSource } from '../model.ts';
 import { Empty } from '../ui.tsx';
 import { endpointOf } from '../model.ts';
+import { searchSession } from '../search.ts';
+import type { ViewId } from '../tabs.ts';
 
 /** The session's overview, asked again whenever an exchange is added or changes; one question in flight at a time. */
 function useOverview(source: SessionSource, exchanges: readonly PanelExchange[]): SessionOverview | null | undefined {
@@ -21,7 +24,69 @@ function useOverview(source: SessionSource, exchanges: readonly PanelExchange[])
   return answer;
 }
 
-export function OverviewView({ source, exchanges, onOpen }: { source: SessionSource; exchanges: readonly PanelExchange[]; onOpen: (id: string, p: Problem) => void }) {
+interface OverviewProps {
+  source: SessionSource;
+  exchanges: readonly PanelExchange[];
+  onOpen: (id: string, p: Problem) => void;
+  /** Opens exchange `id` on `view`, at frame `event` when one is given. */
+  onOpenAt: (id: string, view: ViewId, event: number | null) => void;
+  query: string;
+  setQuery: (q: string) => void;
+}
+
+export function OverviewView(p: OverviewProps) {
+  return (
+    <>
+      <div class="filters" role="search" aria-label="Search every exchange">
+        <label>Search every exchange{' '}
+          <input type="search" id="session-search" value={p.query} placeholder="text in URLs, inputs, events and messages (Ctrl+F)"
+            onInput={(e) => p.setQuery(e.currentTarget.value)} data-testid="session-search" />
+        </label>
+      </div>
+      {p.query.trim() === '' ? <Problems {...p} /> : <SearchHits exchanges={p.exchanges} query={p.query} onOpenAt={p.onOpenAt} />}
+    </>
+  );
+}
+
+function SearchHits({ exchanges, query, onOpenAt }: Pick<OverviewProps, 'exchanges' | 'query' | 'onOpenAt'>) {
+  // Frames arrive into the exchanges in place: their revisions say when to search again.
+  const revs = exchanges.reduce((n, x) => n + x.rev, 0);
+  const hits = useMemo(() => searchSession(exchanges, query), [exchanges, query, revs]);
+  const number = useMemo(() => new Map(exchanges.map((x, i) => [x.id, { x, n: i + 1 }])), [exchanges]);
+  if (hits.length === 0) return <Empty>No exchange's URL, input or frames contain “{query.trim()}”.</Empty>;
+  return (
+    <section class="overview" data-testid="session-hits" data-count={hits.length}>
+      <p class="lede">{hits.length} exchange{hits.length === 1 ? '' : 's'} contain “{query.trim()}”:</p>
+      <ul>
+        {hits.map((h) => {
+          const { x, n } = number.get(h.id)!;
+          return (
+            <li key={h.id} data-testid="session-hit" data-exchange={h.id}>
+              <button type="button" class="link" onClick={() => onOpenAt(h.id, h.input ? 'input' : 'timeline', null)}>
+                #{n} {x.method} {endpointOf(x.url)}
+              </button>
+              <span class="muted">{[h.url ? 'in its URL' : '', h.input ? 'in its input' : ''].filter(Boolean).join(', ')}</span>
+              {h.events.length > 0 ? (
+                <ul>
+                  {h.events.map((e) => (
+                    <li key={e.index} data-testid="session-hit-event" data-index={e.index}>
+                      <button type="button" class="link" onClick={() => onOpenAt(h.id, 'timeline', e.index)}>
+                        <span class="muted">event {e.index} {e.type}</span> <code>{e.snippet}</code>
+                      </button>
+                    </li>
+                  ))}
+                  {h.more > 0 ? <li class="muted">and {h.more} more frame{h.more === 1 ? '' : 's'}</li> : null}
+                </ul>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function Problems({ source, exchanges, onOpen }: OverviewProps) {
   const answer = useOverview(source, exchanges);
   if (answer === undefined) return <p class="muted" aria-busy="true">Reading the session…</p>;
   if (answer === null) return <Empty>The session's overview is not available.</Empty>;

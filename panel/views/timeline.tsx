@@ -11,6 +11,7 @@ import type { Ev, StrippedMember } from '../../src/detail/index.ts';
 import type { EventView } from '../../src/messages.ts';
 import type { Category, Finding, ProtocolVersion, Severity as Sev } from '../../src/rules/index.ts';
 import { decodeFrame } from '../frames.ts';
+import { searchText } from '../search.ts';
 import { formatBytes, type PanelExchange } from '../model.ts';
 import { Empty, FindingLine, json } from '../ui.tsx';
 import { listKeys, useVirtualRows } from '../vlist.ts';
@@ -36,19 +37,6 @@ export interface TimelineFilter {
 }
 
 export const NO_FILTER: TimelineFilter = { type: '', category: '', severity: '', text: '', expand: false, range: null };
-
-const lowered = new WeakMap<EventView[], string[]>();
-
-/** Lower-cased search text per frame, kept per events array and extended as frames arrive. */
-function searchText(events: EventView[]): string[] {
-  let out = lowered.get(events);
-  if (!out) lowered.set(events, (out = []));
-  for (let i = out.length; i < events.length; i++) {
-    const e = events[i]!;
-    out.push(e.rawEncoding === 'text' ? e.raw.toLowerCase() : e.type.toLowerCase());
-  }
-  return out;
-}
 
 export function findingsByEvent(findings: Finding[]): Map<number, Finding[]> {
   const m = new Map<number, Finding[]>();
