@@ -30,6 +30,8 @@ interface OverviewRead {
   /** After following the identity problem's link, and the failed exchange's. */
   identity: { view: string; row: number };
   failed: { view: string; row: number; event: string | null };
+  /** Ctrl+F from the Timeline, then a search for one thread's id, and its first frame's hit followed. */
+  search: { focused: boolean; rows: number[]; input: boolean; events: string[]; opened: { view: string; row: number; event: string | null } };
   har: string;
 }
 
@@ -57,10 +59,27 @@ async function readOverview(): Promise<OverviewRead> {
   await follow('schema/malformed');
   await e2e.settle(() => document.querySelector('[data-testid=event-detail]') !== null);
   const failed = { view: view(), row: selectedRow(), event: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null };
+  document.dispatchEvent(new KeyboardEvent('keydown', { key: 'f', ctrlKey: true, bubbles: true }));
+  await e2e.settle(() => document.activeElement?.id === 'session-search');
+  const focused = view() === 'overview' && document.activeElement?.id === 'session-search';
+  const box = document.querySelector<HTMLInputElement>('[data-testid=session-search]')!;
+  box.value = 'THREAD-stall';
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+  await e2e.settle(() => document.querySelector('[data-testid=session-hits]') !== null);
+  const hits = [...document.querySelectorAll<HTMLElement>('[data-testid=session-hit]')];
+  const hitEvents = [...document.querySelectorAll<HTMLElement>('[data-testid=session-hit-event]')];
+  const firstEvent = hitEvents[0]!.dataset.index!;
+  hitEvents[0]!.querySelector('button')!.click();
+  await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index === firstEvent);
+  const search = {
+    focused, rows: hits.map((h) => number.get(h.dataset.exchange!) ?? 0), input: /in its input/.test(hits[0]?.textContent ?? ''),
+    events: hitEvents.map((e) => e.dataset.index!),
+    opened: { view: view(), row: selectedRow(), event: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null },
+  };
   const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
   const tabId = chrome.devtools?.inspectedWindow?.tabId ?? Number(new URLSearchParams(location.search).get('tabId'));
   const har = (await api.runtime.sendMessage({ type: 'agui-inspector/export', tabId, redact: [] })) as string;
-  return { problems, first, identity, failed, har };
+  return { problems, first, identity, failed, search, har };
 }
 
 /** A clean chat, then one scenario per problem: each adds its problem, and the chat nothing. */
@@ -91,6 +110,12 @@ function check(r: OverviewRead): void {
   assert.deepEqual(r.identity, { view: 'timeline', row: 4 }, "the mismatch's link opens its exchange on the Timeline");
   const malformed = r.problems[0]!;
   assert.deepEqual(r.failed, { view: 'timeline', row: 2, event: String(malformed.event) }, 'the failed exchange opens on the Timeline at the frame that failed it');
+  // The thread's id is in its input and in its run's boundary events, in no other exchange; case does not matter.
+  assert.equal(r.search.focused, true, 'Ctrl+F opens the Overview with the search focused');
+  assert.deepEqual(r.search.rows, [5]);
+  assert.equal(r.search.input, true);
+  assert.ok(r.search.events.length >= 2, `the RUN_STARTED and RUN_FINISHED frames: ${r.search.events.join(', ')}`);
+  assert.deepEqual(r.search.opened, { view: 'timeline', row: 5, event: r.search.events[0] }, 'a frame\'s hit opens its exchange on the Timeline at that frame');
   // The CLI's summary of the same session, exported, is the panel's list.
   const dir = mkdtempSync(join(tmpdir(), 'agui-overview-'));
   writeFileSync(join(dir, 'session.har'), r.har);
