@@ -44,10 +44,14 @@ describe('the page in Chromium', { skip: existsSync(chromiumPath) ? false : `no 
   let browser: Browser;
   let page: Page;
   const contentTypes: string[] = [];
+  /** What the console showed as an error while the page opened: a newcomer's first look at `npm start`. */
+  const errors: string[] = [];
 
   before(async () => {
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
     page = await browser.newPage();
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    page.on('pageerror', (e) => void errors.push(e.message));
     page.on('response', (res) => {
       if (res.url().includes('/agent/')) contentTypes.push(res.headers()['content-type'] ?? '');
     });
@@ -60,6 +64,11 @@ describe('the page in Chromium', { skip: existsSync(chromiumPath) ? false : `no 
   function run(scenario: string, opts: DemoRunOptions = {}): Promise<{ events: Json[]; error?: string }> {
     return page.evaluate(([s, o]) => window.demo.run(s, o), [scenario, { delay: 0, ...opts }] as const) as Promise<{ events: Json[]; error?: string }>;
   }
+
+  test('nothing is red in the console when the page opens (the favicon request was a 404)', async () => {
+    await page.waitForTimeout(500);
+    assert.deepEqual(errors, []);
+  });
 
   test('one accessible button per scenario', async () => {
     for (const s of scenarioInfo()) assert.equal(await page.getByRole('button', { name: s.name, exact: true }).count(), 1, s.name);
