@@ -144,36 +144,91 @@ function EmptyList({ state, actions }: { state: SessionState; actions: SourceAct
   return <Empty>No AG-UI exchange captured yet. Run your app: requests carrying a RunAgentInput appear here.</Empty>;
 }
 
+/** What the list can be ordered by: each a column; `null` is capture order. */
+type SortKey = 'endpoint' | 'verdict' | 'duration' | 'ttft' | 'findings';
+const VERDICT_ORDER: Record<string, number> = { failed: 0, unanalysed: 1, pending: 2, completed: 3 };
+/** A column's value to order by; a missing figure sorts last whichever way. */
+const SORT_VALUE: Record<SortKey, (x: PanelExchange) => string | number | null> = {
+  endpoint: (x) => `${endpointOf(x.url)} ${x.method}`,
+  verdict: (x) => VERDICT_ORDER[verdictOf(x)] ?? 9,
+  duration: (x) => durationOf(x),
+  ttft: (x) => x.firstContentMs,
+  findings: (x) => (x.report ? presentFindings(allFindings(x.report)).length : null),
+};
+
+/** The rows shown: the exchanges that pass the filters, in the chosen order, each with its capture number. */
+function rowsOf(exchanges: readonly PanelExchange[], verdict: string, endpoint: string, sort: { key: SortKey; dir: 1 | -1 } | null): { x: PanelExchange; n: number }[] {
+  const needle = endpoint.trim().toLowerCase();
+  const rows = exchanges.map((x, n) => ({ x, n })).filter(({ x }) => (verdict === '' || verdictOf(x) === verdict) && (needle === '' || `${x.method} ${x.url}`.toLowerCase().includes(needle)));
+  if (!sort) return rows;
+  const value = SORT_VALUE[sort.key];
+  return rows.sort((a, b) => {
+    const [va, vb] = [value(a.x), value(b.x)];
+    if (va === null || vb === null) return va === vb ? a.n - b.n : va === null ? 1 : -1;
+    return (va < vb ? -1 : va > vb ? 1 : 0) * sort.dir || a.n - b.n;
+  });
+}
+
 function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: ListProps) {
   const { exchanges } = state;
+  const [verdictFilter, setVerdictFilter] = useState('');
+  const [endpointFilter, setEndpointFilter] = useState('');
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 } | null>(null);
+  const rows = rowsOf(exchanges, verdictFilter, endpointFilter, sort);
   const at = exchanges.findIndex((x) => x.id === selected);
+  const shownAt = rows.findIndex((r) => r.x.id === selected);
   const tickedCount = exchanges.filter((x) => ticked.has(x.id)).length;
+  /** A column's header: ascending, then descending, then capture order again. */
+  const sortBy = (key: SortKey, label: string, cls = '', title?: string) => {
+    const on = sort?.key === key ? sort.dir : 0;
+    return (
+      <span class={cls}>
+        <button type="button" class="link sort" title={title ?? `Sort by ${label.toLowerCase()}`} data-testid={`sort-${key}`} data-sort={on === 1 ? 'asc' : on === -1 ? 'desc' : ''}
+          aria-label={`Sort by ${label.toLowerCase()}${on === 1 ? ', ascending' : on === -1 ? ', descending' : ''}`}
+          onClick={() => setSort(on === 0 ? { key, dir: 1 } : on === 1 ? { key, dir: -1 } : null)}>
+          {label}{on === 1 ? ' ▲' : on === -1 ? ' ▼' : ''}
+        </button>
+      </span>
+    );
+  };
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === ' ' && e.target === e.currentTarget && selected !== null) {
       e.preventDefault();
       onTick([selected], !ticked.has(selected));
       return;
     }
-    const to = e.key === 'ArrowDown' ? at + 1 : e.key === 'ArrowUp' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? exchanges.length - 1 : null;
+    const to = e.key === 'ArrowDown' ? shownAt + 1 : e.key === 'ArrowUp' ? shownAt - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? rows.length - 1 : null;
     if (to === null) return;
     e.preventDefault();
-    const x = exchanges[Math.max(0, Math.min(exchanges.length - 1, to))];
-    if (x) onSelect(x.id);
+    const row = rows[Math.max(0, Math.min(rows.length - 1, to))];
+    if (row) onSelect(row.x.id);
   };
+  const filtered = rows.length !== exchanges.length;
   return (
     <div class="exchanges">
+      {exchanges.length > 0 ? (
+        <div class="xfilter" role="search" aria-label="Filter the exchanges">
+          <select value={verdictFilter} onChange={(e) => setVerdictFilter(e.currentTarget.value)} aria-label="Show exchanges of one verdict" data-testid="list-filter-verdict">
+            <option value="">All verdicts</option>
+            {['failed', 'completed', 'pending', 'unanalysed'].map((v) => <option key={v} value={v}>{v}</option>)}
+          </select>
+          <input type="search" value={endpointFilter} placeholder="Filter endpoints" aria-label="Show exchanges whose method and URL contain" onInput={(e) => setEndpointFilter(e.currentTarget.value)} data-testid="list-filter-endpoint" />
+          {filtered ? <span class="muted" data-testid="list-shown" data-shown={rows.length}>{rows.length} of {exchanges.length} shown</span> : null}
+        </div>
+      ) : null}
       <div class="xhead xrow">
         <span>
           <input type="checkbox" aria-label="Select every exchange for export" checked={exchanges.length > 0 && tickedCount === exchanges.length}
             ref={(el) => { if (el) el.indeterminate = tickedCount > 0 && tickedCount < exchanges.length; }}
             onChange={(e) => onTick(exchanges.map((x) => x.id), e.currentTarget.checked)} disabled={exchanges.length === 0} />
         </span>
-        <span aria-hidden="true">#</span><span aria-hidden="true">Endpoint</span><span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span><span aria-hidden="true">Verdict</span>
-        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span><span aria-hidden="true" class="c-duration">Duration</span><span aria-hidden="true" class="c-ttft" title="Time to first content: request start → the first text, tool-arguments or reasoning delta">TTFT</span><span aria-hidden="true">Findings</span>
+        <span aria-hidden="true">#</span>{sortBy('endpoint', 'Endpoint')}<span aria-hidden="true" class="c-status">Status</span><span aria-hidden="true" class="c-transport">Transport</span>{sortBy('verdict', 'Verdict')}
+        <span aria-hidden="true" class="c-runs">Runs</span><span aria-hidden="true" class="c-events">Events</span>{sortBy('duration', 'Duration', 'c-duration')}{sortBy('ttft', 'TTFT', 'c-ttft', 'Time to first content: request start → the first text, tool-arguments or reasoning delta; sort by it')}{sortBy('findings', 'Findings')}
       </div>
       <div class="xlist" role="listbox" aria-label="Exchanges, newest last; Space ticks one for export" tabIndex={0} onKeyDown={onKeyDown} aria-activedescendant={selected ? `x-${at}` : undefined} data-testid="exchanges">
         {exchanges.length === 0 ? <EmptyList state={state} actions={actions} /> : null}
-        {exchanges.map((x, i) => {
+        {filtered && rows.length === 0 ? <Empty>No exchange passes the filters.</Empty> : null}
+        {rows.map(({ x, n: i }) => {
           const verdict = verdictOf(x);
           const hint = rowHintOf(x);
           const all = x.report ? allFindings(x.report) : null;

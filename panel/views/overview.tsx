@@ -39,7 +39,7 @@ export function OverviewView(p: OverviewProps) {
     <>
       <div class="filters" role="search" aria-label="Search every exchange">
         <label>Search every exchange{' '}
-          <input type="search" id="session-search" value={p.query} placeholder="text in URLs, inputs, events and messages (Ctrl+F)"
+          <input type="search" id="session-search" value={p.query} placeholder="URLs, inputs, events, messages (Ctrl+F)"
             onInput={(e) => p.setQuery(e.currentTarget.value)} data-testid="session-search" />
         </label>
       </div>

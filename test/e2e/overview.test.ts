@@ -32,6 +32,8 @@ interface OverviewRead {
   failed: { view: string; row: number; event: string | null };
   /** Ctrl+F from the Timeline, then a search for one thread's id, and its first frame's hit followed. */
   search: { focused: boolean; rows: number[]; input: boolean; events: string[]; opened: { view: string; row: number; event: string | null } };
+  /** The list's numbers shown: failed only; endpoints containing "stall"; every row by duration, longest first. */
+  list: { failed: number[]; stall: number[]; longest: number[] };
   har: string;
 }
 
@@ -76,10 +78,31 @@ async function readOverview(): Promise<OverviewRead> {
     events: hitEvents.map((e) => e.dataset.index!),
     opened: { view: view(), row: selectedRow(), event: document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null },
   };
+  const shown = (): number[] => rows().map((r) => Number(r.children[1]!.textContent));
+  const set = (hook: string, value: string): void => {
+    const el = document.querySelector<HTMLInputElement | HTMLSelectElement>(`[data-testid=${hook}]`)!;
+    el.value = value;
+    el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }));
+  };
+  set('list-filter-verdict', 'failed');
+  await e2e.settle(() => rows().length === 3);
+  const failedRows = shown();
+  set('list-filter-verdict', '');
+  set('list-filter-endpoint', 'STALL');
+  await e2e.settle(() => rows().length === 1);
+  const stallRows = shown();
+  set('list-filter-endpoint', '');
+  await e2e.settle(() => rows().length === 6);
+  const sortDuration = (): void => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.click();
+  sortDuration();
+  await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.dataset.sort === 'asc');
+  sortDuration();
+  await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.dataset.sort === 'desc');
+  const list = { failed: failedRows, stall: stallRows, longest: shown() };
   const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
   const tabId = chrome.devtools?.inspectedWindow?.tabId ?? Number(new URLSearchParams(location.search).get('tabId'));
   const har = (await api.runtime.sendMessage({ type: 'agui-inspector/export', tabId, redact: [] })) as string;
-  return { problems, first, identity, failed, search, har };
+  return { problems, first, identity, failed, search, list, har };
 }
 
 /** A clean chat, then one scenario per problem: each adds its problem, and the chat nothing. */
@@ -116,6 +139,10 @@ function check(r: OverviewRead): void {
   assert.equal(r.search.input, true);
   assert.ok(r.search.events.length >= 2, `the RUN_STARTED and RUN_FINISHED frames: ${r.search.events.join(', ')}`);
   assert.deepEqual(r.search.opened, { view: 'timeline', row: 5, event: r.search.events[0] }, 'a frame\'s hit opens its exchange on the Timeline at that frame');
+  assert.deepEqual(r.list.failed, [2, 3, 4], 'the verdict filter keeps the failed exchanges, numbered as captured');
+  assert.deepEqual(r.list.stall, [5], 'the endpoint filter, case-insensitive');
+  assert.equal(r.list.longest[0], 5, 'longest first: the stalled exchange');
+  assert.deepEqual([...r.list.longest].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6], 'every exchange still listed');
   // The CLI's summary of the same session, exported, is the panel's list.
   const dir = mkdtempSync(join(tmpdir(), 'agui-overview-'));
   writeFileSync(join(dir, 'session.har'), r.har);
