@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots`: PNGs of every panel view, light and dark, in docs/screenshots/ for the README.
+ * `npm run screenshots`: PNGs of every panel view, light and dark, in docs/screenshots/ for the README and the guides in docs/.
  * Headless Chromium with the built extension captures a session from the demo page; the panel is then
  * opened as a page on that tab (`?tabId=`), which renders exactly what the DevTools panel shows.
  * `npm run screenshots -- overview narrow-overview` re-takes only the pictures of those names (each light and dark).

@@ -10,7 +10,7 @@
  * Function.prototype.toString reports the original source for them (disguise.ts). The page's
  * arguments are read as the native reads them, once (readInit, stringArgs, bodies.argument), and
  * errors reach the page without our frames in their stack (clean). What remains observable is listed
- * in the README's privacy section and pinned by test/e2e/capture-unseen.test.ts.
+ * in docs/privacy.md and pinned by test/e2e/capture-unseen.test.ts.
  *
  * Known differences on recorded responses (a new Response around the tapped body): `headers` is no
  * longer immutable. XHR text bodies are recorded re-encoded from `responseText`; EventSource bodies

@@ -2,7 +2,7 @@
  * A page cannot tell the Inspector is there: the same probe runs in a browser with the extension and
  * in one without, and everything it can observe of window, of the wrapped functions, of how its
  * arguments are read and of the errors it gets back must be equal. The residual differences, each
- * asserted here exactly as the README's privacy section documents it: another realm's built-in
+ * asserted here exactly as docs/privacy.md documents it: another realm's built-in
  * Function.prototype.toString prints the wrappers as anonymous natives; in Firefox an error thrown
  * through a wrapper keeps the wrapper's `<anonymous code>` frames, and properties Firefox creates
  * lazily (the standard globals, a native function's `name` and `length`) may be listed in another
@@ -136,7 +136,7 @@ function startServer(): Promise<{ url: string; server: Server }> {
 }
 
 /**
- * What a browser lets through, as the README's privacy section says: how another realm prints a
+ * What a browser lets through, as docs/privacy.md says: how another realm prints a
  * wrapper; Firefox's `<anonymous code>` frames; whether the order of lazily created properties (the
  * standard globals on window, `name` and `length` on a native function) may differ, the names not.
  */

@@ -20,7 +20,7 @@ interface AnyPage {
   screenshot(o: { path: string }): Promise<unknown>;
 }
 
-/** `AGUI_SCREENSHOTS=1` saves the README's pictures of the editor as the tests see it (Chromium). */
+/** `AGUI_SCREENSHOTS=1` saves the pictures of the editor in docs/debugging.md as the tests see it (Chromium). */
 const picture = async (target: Target, p: AnyPage, name: string): Promise<void> => {
   if (process.env.AGUI_SCREENSHOTS === '1' && target === 'chrome') await p.screenshot({ path: `${ROOT}docs/screenshots/${name}.png` });
 };

@@ -137,10 +137,10 @@ console.log(JSON.stringify({ verdict: exchange.verdict, rules: exchange.findings
     assert.ok(seen.rules.includes(PLANTED), r.out);
   });
 
-  it("the README's library example passes under node --test, pointed at the demo agent", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const example = /### The library\n\n```js\n([^]*?)```/.exec(readme)?.[1];
-    assert.ok(example, 'README.md: the js block under ### The library');
+  it("the guide's library example passes under node --test, pointed at the demo agent", async () => {
+    const guide = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8');
+    const example = /### The library\n\n```js\n([^]*?)```/.exec(guide)?.[1];
+    assert.ok(example, 'docs/cli.md: the js block under ### The library');
     // The example's free names: the endpoint and what it is sent.
     const given = `const url = ${JSON.stringify(`${agent.url}/agent/chat`)};\nconst input = ${JSON.stringify(demoInput({ threadId: 't-readme', runId: 'r-readme' }))};\n`;
     writeFileSync(join(app, 'readme.test.mjs'), given + example);

@@ -8,7 +8,7 @@
  * wrapper runs the page's Error.stackTraceLimit is raised by SPARE_FRAMES, so the page keeps as many
  * frames of its own as the native call alone would have captured. Firefox names the script
  * `<anonymous code>` and keeps `stack` on the prototype, where rewriting it would add an own
- * property: there errors are left as they are (see the README's privacy section).
+ * property: there errors are left as they are (see docs/privacy.md).
  */
 export interface Disguise {
   /** A Proxy of `original` whose apply/construct traps run `handler`'s, errors cleaned. */
