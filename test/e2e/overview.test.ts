@@ -30,6 +30,8 @@ interface OverviewRead {
   /** After following the identity problem's link, and the failed exchange's. */
   identity: { view: string; row: number };
   failed: { view: string; row: number; event: string | null };
+  /** Where each problem's link landed, in the list's order: the view, the selected row, the Timeline's frame. */
+  landed: { view: string; row: number; event: string | null }[];
   /** Ctrl+F from the Timeline, then a search for one thread's id, and its first frame's hit followed. */
   search: { focused: boolean; rows: number[]; input: boolean; events: string[]; opened: { view: string; row: number; event: string | null } };
   /** The list's numbers shown: failed only; endpoints containing "stall"; every row by duration, longest first. */
@@ -37,7 +39,7 @@ interface OverviewRead {
   har: string;
 }
 
-/** Runs in the panel: reads the Overview, follows two of its links, and exports the session. */
+/** Runs in the panel: reads the Overview, follows every link, searches, filters and sorts the list, and exports the session. */
 async function readOverview(): Promise<OverviewRead> {
   const rows = (): HTMLElement[] => [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
   const selectedRow = (): number => rows().findIndex((r) => r.getAttribute('aria-selected') === 'true') + 1;
@@ -99,10 +101,26 @@ async function readOverview(): Promise<OverviewRead> {
   sortDuration();
   await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.dataset.sort === 'desc');
   const list = { failed: failedRows, stall: stallRows, longest: shown() };
+  // Last, as following a link leaves the focus wherever its view puts it; the list back in capture order, the search cleared.
+  sortDuration();
+  await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.dataset.sort === '');
+  document.querySelector<HTMLElement>('[data-testid=tab-overview]')!.click();
+  await e2e.settle(() => document.querySelector('[data-testid=session-search]') !== null);
+  set('session-search', '');
+  const landed: OverviewRead['landed'] = [];
+  for (let k = 0; k < problems.length; k++) {
+    document.querySelector<HTMLElement>('[data-testid=tab-overview]')!.click();
+    await e2e.settle(() => items().length === problems.length);
+    items()[k]!.querySelector('button')!.click();
+    await e2e.settle(() => view() !== 'overview');
+    const p = problems[k]!;
+    if (p.view === 'timeline') await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index === String(p.event));
+    landed.push({ view: view(), row: selectedRow(), event: view() === 'timeline' ? document.querySelector<HTMLElement>('[data-testid=event-detail]')?.dataset.index ?? null : null });
+  }
   const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
   const tabId = chrome.devtools?.inspectedWindow?.tabId ?? Number(new URLSearchParams(location.search).get('tabId'));
   const har = (await api.runtime.sendMessage({ type: 'agui-inspector/export', tabId, redact: [] })) as string;
-  return { problems, first, identity, failed, search, list, har };
+  return { problems, first, identity, failed, landed, search, list, har };
 }
 
 /** A clean chat, then one scenario per problem: each adds its problem, and the chat nothing. */
@@ -133,6 +151,7 @@ function check(r: OverviewRead): void {
   assert.deepEqual(r.identity, { view: 'timeline', row: 4 }, "the mismatch's link opens its exchange on the Timeline");
   const malformed = r.problems[0]!;
   assert.deepEqual(r.failed, { view: 'timeline', row: 2, event: String(malformed.event) }, 'the failed exchange opens on the Timeline at the frame that failed it');
+  assert.deepEqual(r.landed, r.problems.map((p) => ({ view: p.view, row: p.row, event: p.view === 'timeline' ? String(p.event) : null })), 'every link lands on its view, exchange and frame');
   // The thread's id is in its input and in its run's boundary events, in no other exchange; case does not matter.
   assert.equal(r.search.focused, true, 'Ctrl+F opens the Overview with the search focused');
   assert.deepEqual(r.search.rows, [5]);
