@@ -155,6 +155,14 @@ export class ExchangeAnalyzer {
       this.sink.report(item.rule, item.message, { event: about });
       return;
     }
+    // The usual event, valid as received, needs no enforcement result unless a caller keeps it: no finding,
+    // no pre-1.0 reading (it matters only for findings and for a malformed event), straight to the verifier.
+    if (this.o.onEnforced === undefined && enforce.valid(item.value, this.version)) {
+      this.enforced++;
+      this.latest = index!;
+      this.verifier.handle(item.value as Ev, index!);
+      return;
+    }
     const result = enforce.event(item.value, this.version);
     const pre10 = this.mayBePre10(item.value);
     const legacy = pre10 ? withoutPre10Nulls(item.value) : null;

@@ -268,6 +268,12 @@ function judge(value: JsonObject, definition: string, validator: StandaloneValid
   return { kind: 'fatal', errors, stripped: walker.strips };
 }
 
+function valid(value: unknown, version: ProtocolVersion): boolean {
+  if (!isObject(value) || !hasOwn(value, 'type') || typeof value.type !== 'string') return false;
+  const known = (eventTypes[version] ??= eventTypesOf(version)).get(value.type);
+  return known !== undefined && known.quick(value);
+}
+
 function event(value: unknown, version: ProtocolVersion): Enforcement {
   if (!isObject(value)) {
     return { verdict: 'fatal', errors: [{ path: '', message: `expected an event object, received ${describe(value)}` }], stripped: [] };
@@ -316,4 +322,4 @@ function input(value: unknown, version: ProtocolVersion): Enforcement {
  * definition, so its depth is bounded whatever the nesting of the arbitrary-JSON members.
  * The received value is never mutated; an `ok` value shares untouched members with it.
  */
-export const enforce: Enforcer = { event, input };
+export const enforce: Enforcer = { event, valid, input };

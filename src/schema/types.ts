@@ -34,5 +34,11 @@ export type Enforcement =
 
 export interface Enforcer {
   event(value: unknown, version: ProtocolVersion): Enforcement;
+  /**
+   * True only when `event` would answer `ok` with the value as received and nothing stripped, known
+   * without building that answer: nearly every event of a stream, for a caller that keeps no answer.
+   * False means "ask `event`", never "invalid".
+   */
+  valid(value: unknown, version: ProtocolVersion): boolean;
   input(value: unknown, version: ProtocolVersion): Enforcement;
 }
