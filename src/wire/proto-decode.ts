@@ -277,6 +277,15 @@ const ENVELOPE_TAG_MAX = ARMS.length;
 const INVALID = 'Invalid event';
 const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 
+/** Strings shorter than this are built by `Reader.string` itself. */
+const SHORT = 24;
+/**
+ * The last short ASCII string read of each length, with its bytes: an id repeats in event after event
+ * (every delta of a message names it), and building a string a character at a time costs an allocation
+ * per character, where comparing the bytes with the last ones costs none.
+ */
+const shortStrings = Array.from({ length: SHORT }, (_, len) => ({ bytes: new Uint8Array(len), text: null as string | null }));
+
 class Reader {
   pos = 0;
   len: number;
@@ -380,13 +389,20 @@ class Reader {
     this.pos += len;
     this.assertBounds();
     // Short ASCII strings (ids, types, names) are cheaper built here than through a decoder call.
-    if (len < 24) {
+    if (len < SHORT) {
+      const seen = shortStrings[len]!;
+      const buf = this.buf;
+      let same = seen.text !== null;
+      for (let i = 0; same && i < len; i++) same = buf[start + i] === seen.bytes[i];
+      if (same) return seen.text!;
       let text = '';
       for (let i = start; i < this.pos; i++) {
-        const c = this.buf[i]!;
-        if (c >= 0x80) return lenient.decode(this.buf.subarray(start, this.pos));
+        const c = buf[i]!;
+        if (c >= 0x80) return lenient.decode(buf.subarray(start, this.pos));
         text += String.fromCharCode(c);
       }
+      seen.bytes.set(buf.subarray(start, this.pos));
+      seen.text = text;
       return text;
     }
     return lenient.decode(this.buf.subarray(start, this.pos));
