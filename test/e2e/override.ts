@@ -1,0 +1,163 @@
+/**
+ * "Answer from this recording…" (issue #36), alike in Chromium and Firefox: the built extension, the demo agent on 127.0.0.1 and
+ * its page running the official @ag-ui/client. An override armed through the panel page answers the page's
+ * next `chat` in the page itself: the client gets the recorded events with its own ids and completes, and the
+ * agent never hears of it. A fault cuts the answer short; disarmed, the agent answers again; the page's own
+ * window messages arm nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
+import type { DemoRunOptions, DemoRunResult } from '../../demo/page/main.ts';
+import { HANDSHAKE, type SessionView } from '../../src/messages.ts';
+import { buildExtension, launchWith, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { demoAndPanel, type AnyPage } from './demo-panel.ts';
+
+export function overrideTests(target: Target): void {
+  describe(`answer from this recording, through the panel (${target})`, () => {
+    let agent: DemoAgent;
+    let b: ExtensionBrowser & { newPage(): Promise<unknown> };
+    let page: AnyPage;
+    let panel: AnyPage;
+    let tabId: number;
+    const seen: { path: string; body: string }[] = [];
+    let runs = 0;
+
+    const session = async (): Promise<SessionView> => (await b.request({ type: 'agui-inspector/session', tabId }))!;
+
+    /** Runs `chat` in the page: what its client got, once the worker holds the settled exchange. */
+    const chat = async (opts: DemoRunOptions = {}): Promise<DemoRunResult> => {
+      const n = runs++;
+      const held = (await session()).exchanges.length;
+      const result = await page.evaluate(([o]) => window.demo.run('chat', o), [{ threadId: `thread-${n}`, delay: 2, ...opts }] as const);
+      await until('the exchange settled in the worker', async () => {
+        const xs = (await session()).exchanges;
+        return xs.length > held && xs.at(-1)!.outcome !== 'pending' && xs.at(-1)!.report !== null;
+      });
+      return result;
+    };
+
+    const hook = (h: string, name: string): Promise<string | null> =>
+      panel.evaluate(([h, n]) => document.querySelector(`[data-testid=${h}]`)?.getAttribute(`data-${n}`) ?? null, [h, name] as const);
+    const click = (h: string): Promise<unknown> => until(`${h} to click`, () => panel.evaluate((h) => {
+      const el = document.querySelector<HTMLButtonElement | HTMLInputElement>(`[data-testid=${h}]`);
+      if (!el || el.disabled) return false;
+      el.click();
+      return true;
+    }, h));
+    const fill = (h: string, value: string): Promise<void> => panel.evaluate(([h, v]) => {
+      const el = document.querySelector<HTMLInputElement>(`[data-testid=${h}]`)!;
+      el.value = v;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, [h, value] as const);
+
+    /** Arms through the panel's form on the exchange at row `at`: `every` request or the next only, with `faults`. */
+    const arm = async (at: number, o: { every: boolean; faults?: string }): Promise<void> => {
+      await until(`row ${at} selected, on Input`, () => panel.evaluate((i) => {
+        const row = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].at(i);
+        if (!row) return false;
+        if (row.getAttribute('aria-selected') !== 'true') row.click();
+        document.querySelector<HTMLElement>('[data-testid=tab-input]')?.click();
+        return row.getAttribute('aria-selected') === 'true' && document.querySelector('[data-testid=override-open]') !== null;
+      }, at));
+      await click('override-open');
+      await click(o.every ? 'override-every' : 'override-once');
+      await click('override-pace-10');
+      await fill('override-faults', o.faults ?? '');
+      await click('override-arm');
+      await until('the banner', () => hook('override-banner', 'answered').then((v) => v === '0'));
+    };
+
+    before(async () => {
+      agent = await startDemoAgent({ port: 0, delayMs: 2, onRequest: (r) => seen.push({ path: r.path, body: r.body }) });
+      b = await launchWith(target, await buildExtension(target));
+      ({ page, panel, tabId } = await demoAndPanel(target, b, agent.url));
+    });
+
+    after(async () => {
+      await b?.close();
+      await agent?.close();
+    });
+
+    test('armed for every request: chat gets the recorded events with its own ids and completes, the agent hears nothing, the row and the HAR say so', async () => {
+      const recorded = await chat();
+      assert.equal(recorded.error, undefined);
+      assert.equal(seen.length, 1);
+      await arm(0, { every: true });
+
+      const answered = await chat();
+      assert.equal(answered.error, undefined, 'the client completed');
+      assert.equal(seen.length, 1, 'the agent got no request');
+      const type = (e: unknown) => (e as { type: string }).type;
+      assert.deepEqual(answered.events.map(type), recorded.events.map(type), 'exactly the recorded events');
+      const xs = (await session()).exchanges;
+      const x = xs.at(-1)!;
+      const sent = JSON.parse(x.request.body!) as { threadId: string; runId: string };
+      const started = answered.events.find((e) => type(e) === 'RUN_STARTED') as { threadId: string; runId: string };
+      assert.deepEqual([started.threadId, started.runId], [sent.threadId, sent.runId], 'the request\'s own ids');
+      assert.equal(sent.threadId, 'thread-1');
+      assert.equal(x.report?.verdict, 'completed');
+      assert.deepEqual(x.override, { from: xs[0]!.id, pace: 10, idsRewritten: true, faults: [] });
+      await until('the answered row', () => panel.evaluate((id) => document.querySelector<HTMLElement>(`[data-testid=exchange-row][data-id="${id}"]`)?.dataset.origin === 'override', x.id));
+      await until('answered 1 in the banner', () => hook('override-banner', 'answered').then((v) => v === '1'));
+
+      const har = JSON.parse(await b.request({ type: 'agui-inspector/export', tabId, exchangeIds: [x.id] })) as { log: { entries: { _agui: { override?: unknown } }[] } };
+      assert.deepEqual(har.log.entries[0]!._agui.override, { from: xs[0]!.id, pace: 10, idsRewritten: true, faults: [] });
+
+      await click('override-disarm');
+      await until('no banner', () => hook('override-banner', 'answered').then((v) => v === null));
+      assert.equal(await b.request({ type: 'agui-inspector/override-status', tabId }), null);
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, 2, 'disarmed: the agent answers again');
+    });
+
+    test('cut@3: the client gets events 0 to 3 and the report says lifecycle/truncated; error@terminal: the client gets a RUN_ERROR; armed for the next only, the one after reaches the agent', async () => {
+      const type = (e: unknown) => (e as { type: string }).type;
+      await arm(0, { every: false, faults: 'cut@3' });
+      const cut = await chat();
+      assert.equal(seen.length, 2, 'the agent got no request');
+      const recorded = (await session()).exchanges[0]!.events.map((e) => e.type);
+      assert.deepEqual(cut.events.map(type), recorded.slice(0, 4), 'the events up to the cut');
+      // Measured: a body that simply ends is no error to @ag-ui/client 1.0.0 (as with `replay --fault cut@3`); the analysis says it.
+      assert.equal(cut.error, undefined);
+      const x = (await session()).exchanges.at(-1)!;
+      assert.deepEqual(x.override?.faults, ['cut@3']);
+      assert.equal(x.report?.verdict, 'failed');
+      assert.ok(x.report?.findings.some((f) => f.rule === 'lifecycle/truncated'), x.report?.findings.map((f) => f.rule).join(', '));
+      await until('no banner once spent', () => hook('override-banner', 'answered').then((v) => v === null));
+
+      await arm(0, { every: false, faults: 'error@terminal' });
+      const errored = await chat();
+      const last = errored.events.at(-1) as { type: string; message: string };
+      assert.equal(last.type, 'RUN_ERROR', 'the client got the injected RUN_ERROR in place of RUN_FINISHED');
+      assert.match(last.message, /injected by AG-UI Inspector/);
+      assert.equal(seen.length, 2, 'the agent got no request');
+      assert.deepEqual((await session()).exchanges.at(-1)!.override?.faults, ['error@terminal']);
+      await until('no banner once spent', () => hook('override-banner', 'answered').then((v) => v === null));
+
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, 3, 'the next request reaches the agent');
+    });
+
+    test('a hostile page\'s window messages of any arm-like shape arm nothing', async () => {
+      const url = `${agent.url}/agent`;
+      await page.evaluate(([url, handshake]) => {
+        const shapes: unknown[] = [
+          { override: { method: 'POST', url } },
+          { type: 'agui-inspector/override-arm', tabId: 0, exchangeId: 'x', method: 'POST', url, once: false, pace: 1, keepIds: false, faults: [], pinned: true },
+          { type: 'override', match: { method: 'POST', url } },
+          { answered: 1, answer: { by: 1, status: 200, contentType: 'text/event-stream', headers: [], chunks: [] } },
+        ];
+        for (const s of shapes) window.postMessage(s, '*');
+        // A second handshake, its port carrying the same shapes: the relay takes only the first.
+        const channel = new MessageChannel();
+        window.postMessage({ [handshake]: true }, '*', [channel.port2]);
+        for (const s of shapes) channel.port1.postMessage(s);
+      }, [url, HANDSHAKE] as const);
+      assert.equal(await b.request({ type: 'agui-inspector/override-status', tabId }), null);
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, 4, 'the agent answered');
+      assert.equal((await session()).exchanges.at(-1)!.override, undefined);
+    });
+  });
+}
