@@ -27,13 +27,19 @@ export async function demoAndPanel<P extends AnyPage>(target: Target, b: Extensi
   await poll(page as never, () => typeof window.demo?.run === 'function');
   const tabId = await b.tabIdOf(`${agentUrl}/`);
   await b.request({ type: 'agui-inspector/preserve', tabId, preserve: true });
+  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+  await (page as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+  return { page, panel: await panelPage<P>(target, b, tabId), tabId };
+}
+
+/** One more panel page on the tab, as Firefox's DevTools panel shows it, subscribed like a DevTools panel. */
+export async function panelPage<P extends AnyPage>(target: Target, b: ExtensionBrowser & { newPage(): Promise<unknown> }, tabId: number): Promise<P> {
   const panel = (await b.newPage()) as P;
   const url = `${b.base}panel/index.html?tabId=${tabId}`;
   if (target === 'firefox') await gotoExtensionPage(panel as never, url, 15_000);
   else await panel.goto(url);
-  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-  for (const p of [page, panel]) await (p as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
-  return { page, panel, tabId };
+  await (panel as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+  return panel;
 }
 
 /** One run of the session: a demo scenario and its options. */

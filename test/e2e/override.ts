@@ -10,15 +10,17 @@ import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import type { DemoRunOptions, DemoRunResult } from '../../demo/page/main.ts';
 import { HANDSHAKE, type SessionView } from '../../src/messages.ts';
-import { buildExtension, launchWith, until, type ExtensionBrowser, type Target } from './browsers.ts';
-import { demoAndPanel, type AnyPage } from './demo-panel.ts';
+import { buildExtension, launchWith, sleep, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { demoAndPanel, panelPage, type AnyPage } from './demo-panel.ts';
+
+type ClosablePage = AnyPage & { close(): Promise<unknown> };
 
 export function overrideTests(target: Target): void {
   describe(`answer from this recording, through the panel (${target})`, () => {
     let agent: DemoAgent;
     let b: ExtensionBrowser & { newPage(): Promise<unknown> };
     let page: AnyPage;
-    let panel: AnyPage;
+    let panel: ClosablePage;
     let tabId: number;
     const seen: { path: string; body: string }[] = [];
     let runs = 0;
@@ -52,7 +54,7 @@ export function overrideTests(target: Target): void {
     }, [h, value] as const);
 
     /** Arms through the panel's form on the exchange at row `at`: `every` request or the next only, with `faults`. */
-    const arm = async (at: number, o: { every: boolean; faults?: string }): Promise<void> => {
+    const arm = async (at: number, o: { every: boolean; faults?: string; pinned?: boolean }): Promise<void> => {
       await until(`row ${at} selected, on Input`, () => panel.evaluate((i) => {
         const row = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].at(i);
         if (!row) return false;
@@ -64,6 +66,7 @@ export function overrideTests(target: Target): void {
       await click(o.every ? 'override-every' : 'override-once');
       await click('override-pace-10');
       await fill('override-faults', o.faults ?? '');
+      if (o.pinned) await click('override-pinned');
       await click('override-arm');
       await until('the banner', () => hook('override-banner', 'answered').then((v) => v === '0'));
     };
@@ -71,7 +74,7 @@ export function overrideTests(target: Target): void {
     before(async () => {
       agent = await startDemoAgent({ port: 0, delayMs: 2, onRequest: (r) => seen.push({ path: r.path, body: r.body }) });
       b = await launchWith(target, await buildExtension(target));
-      ({ page, panel, tabId } = await demoAndPanel(target, b, agent.url));
+      ({ page, panel, tabId } = await demoAndPanel<ClosablePage>(target, b, agent.url));
     });
 
     after(async () => {
@@ -158,6 +161,30 @@ export function overrideTests(target: Target): void {
       assert.equal((await chat()).error, undefined);
       assert.equal(seen.length, 4, 'the agent answered');
       assert.equal((await session()).exchanges.at(-1)!.override, undefined);
+    });
+
+    test('dropped once the tab\'s last panel closes, unless pinned', async () => {
+      const status = () => b.request({ type: 'agui-inspector/override-status', tabId });
+      await arm(0, { every: true });
+      const other = await panelPage<ClosablePage>(target, b, tabId);
+      await until('the banner in the other panel too', () => other.evaluate(() => document.querySelector('[data-testid=override-banner]') !== null, null));
+      await panel.close();
+      await sleep(500);
+      assert.notEqual(await status(), null, 'another panel of the tab is open');
+      await other.close();
+      await until('dropped with the last panel', async () => (await status()) === null);
+
+      panel = await panelPage<ClosablePage>(target, b, tabId);
+      await arm(0, { every: true, pinned: true });
+      await panel.close();
+      await sleep(500);
+      assert.equal((await status())?.pinned, true, 'pinned: still armed without a panel');
+      const held = seen.length;
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, held, 'and still answering');
+      await b.request({ type: 'agui-inspector/override-disarm', tabId });
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, held + 1, 'disarmed: the agent answers');
     });
   });
 }
