@@ -72,6 +72,9 @@ import { wrapXhr } from './page/xhr.ts';
     { disguise, sink, bodies, now, resolveUrl, kept, armed: () => armed, ask: channel.ask },
   );
   act = actor({ Headers, Response, ReadableStream, ReadableStreamDefaultReader }, kept, inspectorFetch, describe);
-  wrapXhr({ XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise }, { disguise, sink, bodies, now, resolveUrl });
+  wrapXhr(
+    { XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise, TextDecoder, Event, ProgressEvent, setTimeout, clearTimeout },
+    { disguise, sink, bodies, now, resolveUrl, armed: () => armed, ask: channel.ask },
+  );
   if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
 })();

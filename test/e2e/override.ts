@@ -186,5 +186,44 @@ export function overrideTests(target: Target): void {
       assert.equal((await chat()).error, undefined);
       assert.equal(seen.length, held + 1, 'disarmed: the agent answers');
     });
+
+    test('an XMLHttpRequest is answered too: its readyStates, status, headers and text are the recording\'s, in the request\'s ids, captured as xhr', async () => {
+      panel = await panelPage<ClosablePage>(target, b, tabId);
+      const first = (await session()).exchanges[0]!;
+      assert.deepEqual(await b.request({ type: 'agui-inspector/override-arm', tabId, exchangeId: first.id, method: 'POST', url: first.url, once: false, pace: 'max', keepIds: false, faults: [], pinned: false }), { ok: true });
+      await until('the banner', () => hook('override-banner', 'answered').then((v) => v === '0'));
+      const held = seen.length;
+      const count = (await session()).exchanges.length;
+      const body = JSON.stringify({ ...JSON.parse(first.request.body!), threadId: 'thread-xhr', runId: 'run-xhr' });
+      const got = await page.evaluate(([url, body]) => new Promise<{ states: number[]; status: number; type: string | null; text: string; loads: number }>((resolve) => {
+        const xhr = new XMLHttpRequest();
+        const states: number[] = [];
+        let loads = 0;
+        xhr.onreadystatechange = () => void states.push(xhr.readyState);
+        xhr.addEventListener('load', () => loads++);
+        xhr.addEventListener('loadend', () => resolve({ states, status: xhr.status, type: xhr.getResponseHeader('Content-Type'), text: xhr.responseText, loads }));
+        xhr.open('POST', url);
+        xhr.setRequestHeader('content-type', 'application/json');
+        xhr.send(body);
+      }), [first.url, body] as const);
+      assert.equal(seen.length, held, 'the agent got no request');
+      assert.equal(got.status, 200);
+      assert.equal(got.type, first.response!.contentType);
+      assert.equal(got.loads, 1);
+      assert.deepEqual([...new Set(got.states)], [1, 2, 3, 4], 'opened, headers, loading, done, as the network would');
+      const recorded = (await session()).exchanges[0]!.events.map((e) => e.type);
+      const events = got.text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.slice(6)) as { type: string; threadId?: string; runId?: string });
+      assert.deepEqual(events.map((e) => e.type), recorded);
+      assert.deepEqual([events[0]!.threadId, events[0]!.runId], ['thread-xhr', 'run-xhr']);
+      await until('the answered xhr in the worker', async () => {
+        const xs = (await session()).exchanges;
+        return xs.length > count && xs.at(-1)!.outcome === 'complete' && xs.at(-1)!.report !== null;
+      });
+      const x = (await session()).exchanges.at(-1)!;
+      assert.equal(x.api, 'xhr');
+      assert.deepEqual(x.override, { from: first.id, pace: 'max', idsRewritten: true, faults: [] });
+      assert.equal(x.report?.verdict, 'completed');
+      await b.request({ type: 'agui-inspector/override-disarm', tabId });
+    });
   });
 }
