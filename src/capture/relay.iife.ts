@@ -216,7 +216,7 @@ import { scheduler } from '../scheduler.ts';
   const asked = new Set<number>();
 
   function askWorker(ask: number, method: string, url: string, body: string | null): void {
-    if (!port || !welcomed || asked.has(ask)) return answerPage(ask, null);
+    if (!port || !welcomed) return answerPage(ask, null);
     asked.add(ask);
     const m: RelayToWorker = { type: 'answer-for', ask, method, url, body };
     port.postMessage(m);
