@@ -8,7 +8,7 @@
 import browser from 'webextension-polyfill';
 import { checkActed, mediaType, type ActMessage, type ActResult, type PageAct, type RequestMap, type WhichDocMessage } from '../src/messages.ts';
 import { isObject } from '../src/json.ts';
-import type { Session } from './session.ts';
+import { freshRef, type Session } from './session.ts';
 
 /** How long a resend may take to open in the worker once the page sent it. */
 const OPEN_MS = 15_000;
@@ -34,10 +34,6 @@ async function ask(tabId: number, doc: string, act: PageAct, ref = freshRef()): 
   }
 }
 
-/** Unguessable enough that a page cannot pass its own request off as the Inspector's while one is outstanding. */
-function freshRef(): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
-}
 
 /**
  * Another document of the tab with the origin of `doc`, which made the exchange and is gone: sent from it,

@@ -15,6 +15,7 @@ import {
   type Limits, type PageMessage, type Reply, type Request, type RequestMap, type RequestOf, type RequestType, type WorkerToPanel, type WorkerToRelay,
 } from '../src/messages.ts';
 import { resend, resendHeaders } from './acts.ts';
+import { answerFor, arming, matchOf, type Armed } from './override.ts';
 import { syncOrigins } from './origins.ts';
 import { Budget, Session, type Applied } from './session.ts';
 import { Store, type Append, type MetaRecord } from './store.ts';
@@ -44,6 +45,8 @@ const worker = {
   relayTabs: new Map<Runtime.Port, number>(),
   /** Panels subscribed to each tab. */
   panels: new Map<number, Set<Runtime.Port>>(),
+  /** Each tab's armed override (override.ts). */
+  overrides: new Map<number, Armed>(),
   /** Sessions whose panels have not yet been told what changed; told in one task, after the work that changed them. */
   toTell: new Set<Session>(),
   panelTimer: null as ReturnType<typeof setTimeout> | null,
@@ -327,7 +330,7 @@ function onRelay(port: Runtime.Port): void {
       }
       s.origins[doc] = originOf(port.sender?.url);
       touch(s);
-      const welcome: WorkerToRelay = { type: 'welcome', ack: s.stored[doc] ?? 0, binary: msg.binary, recording: s.recording };
+      const welcome: WorkerToRelay = { type: 'welcome', ack: s.stored[doc] ?? 0, binary: msg.binary, recording: s.recording, override: matchOf(worker.overrides.get(tabId!)) };
       port.postMessage(welcome);
       return;
     }
@@ -336,8 +339,56 @@ function onRelay(port: Runtime.Port): void {
       if (s.pageScript(doc, url, msg.reached)) touch(s);
       return;
     }
+    if (msg.type === 'answer-for') {
+      // Not awaited: the relay's capture keeps flowing while the answer is computed.
+      void answering(port, s, msg.ask, msg.method, msg.url, msg.body);
+      return;
+    }
     if (s.receive(doc, msg.seq, msg.msgs)) analyse(s);
   }
+}
+
+/** Answers a relay's `answer-for`; a request that no longer matches (disarmed meanwhile) gets null and goes to the network. */
+async function answering(port: Runtime.Port, s: Session, ask: number, method: string, url: string, body: string | null): Promise<void> {
+  const armed = worker.overrides.get(s.tabId);
+  let got: WorkerToRelay & { type: 'answer' } = { type: 'answer', ask, answer: null };
+  try {
+    if (armed) got = { type: 'answer', ask, answer: await answerFor(s, armed, method, url, body) };
+  } catch (e) {
+    console.error('[agui-inspector] the override could not answer', e);
+  }
+  if (got.answer && armed) {
+    // Disarmed, or a "next request only" spent by another request, while this answer was computed: the network answers.
+    if (worker.overrides.get(s.tabId) !== armed) {
+      s.answering.delete(got.answer.by);
+      got = { type: 'answer', ask, answer: null };
+    } else {
+      // Counted once handed out: a "next request only" override is spent by it, even if the page then goes away.
+      armed.status.answered++;
+      if (armed.status.once) worker.overrides.delete(s.tabId);
+      tellOverride(s.tabId);
+    }
+  }
+  try {
+    port.postMessage(got);
+  } catch {
+    // The document is gone, and its request with it.
+  }
+}
+
+/** The tab's relays learn what to answer, and its panels what is armed. */
+function tellOverride(tabId: number): void {
+  const armed = worker.overrides.get(tabId);
+  const told: WorkerToRelay = { type: 'override', match: matchOf(armed) };
+  for (const [port, tab] of worker.relayTabs) {
+    if (tab !== tabId) continue;
+    try {
+      port.postMessage(told);
+    } catch {
+      // That frame is gone.
+    }
+  }
+  for (const p of worker.panels.get(tabId) ?? []) post(p, { type: 'override', override: armed ? { ...armed.status } : null });
 }
 
 // ── panels ──────────────────────────────────────────────────────────────────
@@ -392,10 +443,20 @@ function onPanel(port: Runtime.Port): void {
       set.add(port);
       worker.panels.set(m.tabId, set);
       post(port, { type: 'snapshot', session: s.snapshot() });
+      const armed = worker.overrides.get(m.tabId);
+      post(port, { type: 'override', override: armed ? { ...armed.status } : null });
     });
   });
   port.onDisconnect.addListener(() => {
-    if (tabId !== null) worker.panels.get(tabId)?.delete(port);
+    if (tabId === null) return;
+    const left = worker.panels.get(tabId);
+    left?.delete(port);
+    // The user can no longer see it answering: an override outlives its last panel only when pinned.
+    const armed = worker.overrides.get(tabId);
+    if (armed && !armed.status.pinned && (left?.size ?? 0) === 0) {
+      worker.overrides.delete(tabId);
+      tellOverride(tabId);
+    }
   });
 }
 
@@ -479,6 +540,21 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
   'agui-inspector/state-diff': async (req) => (await restored(req.tabId))?.stateDiff(req.exchangeId, req.step) ?? null,
   'agui-inspector/conversation-diff': async (req) => (await restored(req.tabId))?.conversationDiff(req.exchangeId, req.step) ?? null,
   'agui-inspector/conversation-at': async (req) => (await restored(req.tabId))?.conversationAt(req.exchangeId, req.step) ?? null,
+  'agui-inspector/override-arm': async (req) => {
+    const armed = arming(await restored(req.tabId), req);
+    if ('error' in armed) return armed;
+    worker.overrides.set(req.tabId, armed);
+    tellOverride(req.tabId);
+    return { ok: true };
+  },
+  'agui-inspector/override-disarm': (req) => {
+    if (worker.overrides.delete(req.tabId)) tellOverride(req.tabId);
+    return { ok: true };
+  },
+  'agui-inspector/override-status': (req) => {
+    const armed = worker.overrides.get(req.tabId);
+    return armed ? { ...armed.status } : null;
+  },
 };
 
 /**
@@ -513,6 +589,7 @@ browser.tabs.onRemoved.addListener((tabId) => {
     s.reset(s.url);
     worker.sessions.delete(tabId);
     worker.panels.delete(tabId);
+    worker.overrides.delete(tabId);
     worker.persist.dirty.delete(s);
     forgetPending(tabId, 'removed');
     schedule();

@@ -19,7 +19,7 @@ import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
-  type SessionSummary, type SessionView, type Unsaved,
+  type OverrideMark, type SessionSummary, type SessionView, type Unsaved,
 } from '../src/messages.ts';
 import type { LogRecord } from './store.ts';
 
@@ -70,6 +70,14 @@ export class Budget {
 /** What an exchange's stored strings weigh, counted as its bodies are (UTF-16 code units). */
 const weight = (...texts: (string | null | undefined)[]) => texts.reduce((n, t) => n + (t?.length ?? 0), 0);
 
+/**
+ * A ref for the page script to open an exchange with (a resend, an override's answer): unguessable enough
+ * that a page cannot pass its own request off as the Inspector's while one is outstanding.
+ */
+export function freshRef(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
+}
+
 export class Session {
   private exchanges: Exchange[] = [];
   private byKey = new Map<string, Exchange>();
@@ -113,6 +121,8 @@ export class Session {
    * who waits for the new one's id. A page's open naming any other ref is the page's own.
    */
   readonly acts = new Map<number, { of: string; opened: (id: string) => void }>();
+  /** Answers the worker handed the page for an armed override, by the ref their exchange opens with: how each answered. */
+  readonly answering = new Map<number, OverrideMark>();
 
   constructor(
     readonly tabId: number,
@@ -296,8 +306,10 @@ export class Session {
       };
       // The log keeps which exchange it resends, the one thing the worker alone knows of it.
       const of = this.replaying ? msg.of : msg.by === undefined ? undefined : this.resent(msg.by, key);
+      const override = this.replaying ? msg.override : msg.by === undefined ? undefined : this.answeredBy(msg.by);
       delete msg.by;
       if (of !== undefined) x.view.resentFrom = msg.of = of;
+      if (override !== undefined) x.view.override = msg.override = override;
       this.exchanges.push(x);
       this.byKey.set(key, x);
       return true;
@@ -373,6 +385,18 @@ export class Session {
     this.acts.delete(ref);
     act.opened(key);
     return act.of;
+  }
+
+  /** How the Inspector answered the exchange that opens with `ref`, handed out for it; undefined for any other ref. */
+  private answeredBy(ref: number): OverrideMark | undefined {
+    const mark = this.answering.get(ref);
+    this.answering.delete(ref);
+    return mark;
+  }
+
+  /** The recorded chunks of an exchange, as captured so far. */
+  chunksOf(id: string): readonly Chunk[] | undefined {
+    return this.byKey.get(id)?.chunks;
   }
 
   /** What the worker holds of an exchange, as captured. */
@@ -549,6 +573,7 @@ export class Session {
         chunks: x.chunks,
         arrival: 'chunks',
         ...(byThePage(v.outcome) ? { abandoned: true } : {}),
+        ...(v.override ? { override: v.override } : {}),
         analysis: {
           tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
           reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,

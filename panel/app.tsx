@@ -16,6 +16,7 @@ import { IdentityView } from './views/identity.tsx';
 import { RunTreeView } from './views/run-tree.tsx';
 import { InputView } from './views/input.tsx';
 import { ActOnExchange, type Sent } from './views/resend.tsx';
+import { OverrideBanner } from './views/override.tsx';
 import { NegotiationView } from './views/negotiation.tsx';
 import { StateView } from './views/state.tsx';
 import { StrippedView } from './views/stripped.tsx';
@@ -248,7 +249,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               data-era={x.report?.era ?? ''}
               data-status={x.status ?? ''}
               data-transport={transportLabel(x.contentType)}
-              data-origin={x.resentFrom === undefined ? 'page' : 'inspector'}
+              data-origin={x.override ? 'override' : x.resentFrom === undefined ? 'page' : 'inspector'}
               data-first-content-ms={x.firstContentMs ?? ''}
             >
               <span>
@@ -258,7 +259,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               </span>
               <span class="muted">{i + 1}</span>
               <span class="endpoint" title={x.url}>
-                <span class="path">{x.method} {endpointOf(x.url)}{x.resentFrom === undefined ? null : <span class="badge sent" title="Sent from the Inspector: a resend"> sent from the Inspector</span>}</span>
+                <span class="path">{x.method} {endpointOf(x.url)}{x.resentFrom === undefined ? null : <span class="badge sent" title="Sent from the Inspector: a resend"> sent from the Inspector</span>}{x.override ? <span class="badge sent" title={`Answered by the Inspector from the recording of ${x.override.from}, not by the agent`}> answered from a recording</span> : null}</span>
                 <span class="hint muted" data-testid="exchange-hint">{[hint.time, hint.ids, hint.words].filter(Boolean).join(' · ')}</span>
               </span>
               <span class="c-status">{x.status ?? '…'}</span>
@@ -400,6 +401,7 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
       <Toolbar source={source} state={state} actions={actions} ticked={ticked} />
       {state.stats ? <StorageWarning stats={state.stats} /> : null}
       {state.stats ? <UnreachedWarning stats={state.stats} /> : null}
+      <OverrideBanner armed={state.override} acts={source.acts} />
       {sent ? (
         <p class="banner" role="status" data-testid="resend-sent" data-exchange={sent.exchangeId}>
           Sent {sent.method} {sent.url} from the page; its answer is selected below. <button type="button" onClick={() => setSent(null)}>Dismiss</button>

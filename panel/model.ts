@@ -6,7 +6,7 @@
  */
 import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, Overview, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
-import { mediaType, type BodyNote, type EventView, type Outcome, type RequestMap, type SessionStats } from '../src/messages.ts';
+import { mediaType, type BodyNote, type EventView, type Outcome, type OverrideMark, type OverrideStatus, type RequestMap, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
 import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
@@ -38,6 +38,8 @@ export interface PanelExchange {
   rev: number;
   /** Sent from the Inspector (a resend): the exchange it resends. Absent for what the page sent itself. */
   resentFrom?: string;
+  /** Answered by the Inspector from a recording (an armed override), not by the agent. */
+  override?: OverrideMark;
 }
 
 /** The session's overview, its problems' exchanges named by id. */
@@ -57,7 +59,12 @@ export interface Acts {
   headers(x: PanelExchange): Promise<ResendHeaders>;
   /** Has the page send `body` as `x` went (with its kept headers when `reuse`): the new exchange's id, or why not. */
   send(x: PanelExchange, body: string, reuse: boolean): Promise<{ exchangeId: string } | { error: string }>;
+  /** Arms the tab's override with `x`'s recording: what `o` matches is answered from it, not by the agent; why not, when it cannot be. */
+  arm(x: PanelExchange, o: ArmOptions): Promise<{ ok: true } | { error: string }>;
+  disarm(): Promise<void>;
 }
+
+export type ArmOptions = Omit<RequestMap['agui-inspector/override-arm']['carries'], 'tabId' | 'exchangeId'>;
 
 export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'failed' | 'no-tab';
 
@@ -74,6 +81,8 @@ export interface SessionState {
   progress: ImportProgress | null;
   /** Why the source failed (status `failed`). */
   error: string | null;
+  /** The tab's armed override (a live source's only); null or absent when none is armed. */
+  override?: OverrideStatus | null;
 }
 
 /** Where a session comes from. Controls a source cannot honour are absent. */

@@ -67,6 +67,7 @@ function fromView(v: ExchangeView, into?: PanelExchange): PanelExchange {
   x.analysisError = v.analysisError;
   x.capped = v.capped;
   if (v.resentFrom !== undefined) x.resentFrom = v.resentFrom;
+  if (v.override !== undefined) x.override = v.override;
   x.rev++;
   return x;
 }
@@ -142,6 +143,9 @@ export class LiveSource implements SessionSource {
       case 'stats':
         this.state.stats = m.stats;
         break;
+      case 'override':
+        this.state.override = m.override;
+        break;
     }
     this.emitter.soon();
   }
@@ -190,6 +194,8 @@ export class LiveSource implements SessionSource {
     check: (body) => request({ type: 'agui-inspector/check-input', tabId: this.tabId, body }),
     headers: (x) => request({ type: 'agui-inspector/resend-headers', tabId: this.tabId, exchangeId: x.id }),
     send: (x, body, reuse) => request({ type: 'agui-inspector/resend', tabId: this.tabId, exchangeId: x.id, body, reuse }),
+    arm: (x, o) => request({ type: 'agui-inspector/override-arm', tabId: this.tabId, exchangeId: x.id, ...o }),
+    disarm: async () => void (await request({ type: 'agui-inspector/override-disarm', tabId: this.tabId })),
   };
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {

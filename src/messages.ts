@@ -16,6 +16,10 @@
  *      `exchangeIds` only those exchanges of that tab; `redact` names groups to overwrite), the file
  *      src/recording/export.ts writes. After a worker restart, `export` and `session`
  *      answer once the tab's stored log is replayed; `sessions` and panels see the replay as it goes.
+ * 4. An armed override (issue #36, `override-arm`): the worker tells the tab's relays, and they their page
+ *    scripts, which method and URL to answer (`OverrideMatch`, never a body). A matching fetch asks back
+ *    along the same bridge (`AnswerAsk` → `answer-for` → `answer`) with its request body; the worker runs
+ *    src/answer and hands the page only the chunks' bytes and times (`PageAnswer`), which it paces itself.
  *
  * Everything that comes from the page is untrusted: `checkPageBatch` (relay) and `checkRelayMessage`
  * (worker) accept only the exact shapes below, within `LIMITS`.
@@ -23,8 +27,9 @@
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type Overview, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
+import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome, type OverrideMark } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
+import type { Pace } from './answer/index.ts';
 
 export const CAPTURE_PORT = 'agui-inspector/capture';
 export const PANEL_PORT = 'agui-inspector/panel';
@@ -52,7 +57,7 @@ export const LIMITS = {
   totalBytes: 256 * 1024 * 1024,
 } as const;
 
-export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome } from './exchange/index.ts';
+export { APIS, BODY_NOTES, OUTCOMES, type Api, type BodyNote, type Outcome, type OverrideMark } from './exchange/index.ts';
 /** The page ended it itself (an AbortController, or cancelling the body): its truncation is the page's doing. */
 export const byThePage = (outcome: Outcome | 'pending'): boolean => outcome === 'aborted' || outcome === 'cancelled';
 
@@ -76,6 +81,8 @@ export interface OpenMessage {
   by?: number;
   /** Worker-only, never accepted from a relay: the exchange this one resends, as the worker resolved `by`. */
   of?: string;
+  /** Worker-only, never accepted from a relay: how the Inspector answered it in the agent's place, as the worker resolved `by`. */
+  override?: OverrideMark;
 }
 export interface ResponseMessage {
   k: 'response';
@@ -141,11 +148,17 @@ export type RelayToWorker =
    * if it arrives after all (true): such a document captures nothing, and must not pass for a page that
    * made no AG-UI request. It names nothing: the worker knows the document's URL from hello.
    */
-  | { type: 'page-script'; reached: boolean };
+  | { type: 'page-script'; reached: boolean }
+  /** The page script's `AnswerAsk`, passed on: a request that matched the tab's armed override. */
+  | { type: 'answer-for'; ask: number; method: string; url: string; body: string | null };
 
 export type WorkerToRelay =
-  /** Reply to hello: the highest seq of this document the worker has stored, and whether bytes may travel unencoded. */
-  | { type: 'welcome'; ack: number; binary: boolean; recording: boolean }
+  /** Reply to hello: the highest seq of this document the worker has stored, whether bytes may travel unencoded, and what the tab's override answers. */
+  | { type: 'welcome'; ack: number; binary: boolean; recording: boolean; override: OverrideMatch | null }
+  /** The tab's override was armed (what it answers) or disarmed (null). */
+  | { type: 'override'; match: OverrideMatch | null }
+  /** The answer to `answer-for` `ask`, chunk bytes in base64; null: the request goes to the network after all. */
+  | { type: 'answer'; ask: number; answer: PageAnswer<string> | null }
   /** The user paused (false) or resumed (true) capture for the tab: the page stops or starts recording new exchanges. */
   | { type: 'recording'; on: boolean }
   /** Everything up to `seq` is stored; the relay may forget it. */
@@ -176,6 +189,41 @@ export interface ActMessage { type: 'agui-inspector/act'; doc: string; ref: numb
 export interface WhichDocMessage { type: 'agui-inspector/which-doc'; origin: string }
 /** How the page script answers an act over the private port. */
 export interface ActedMessage { acted: number; result: ActResult }
+/** Which requests an armed override answers: the method and the exact URL, nothing of the body. */
+export interface OverrideMatch { method: string; url: string }
+/**
+ * How the page script answers a request in the agent's place: `by` goes in its open message, so the worker
+ * marks the exchange (it trusts only a `by` it handed out); each chunk is due `at` ms after the answer starts.
+ */
+export interface PageAnswer<B = Uint8Array> {
+  by: number;
+  status: number;
+  contentType: string;
+  headers: [string, string][];
+  chunks: { at: number; bytes: B }[];
+}
+/** The page script asks, over the private port, for the answer to a request that matched; `answerFor` is its own counter. */
+export interface AnswerAsk { answerFor: number; method: string; url: string; body: string | null }
+/** An armed override, as the panel shows it. */
+export interface OverrideStatus extends OverrideMatch {
+  from: string;
+  /** Answers the next matching request only, else every one until disarmed. */
+  once: boolean;
+  pace: Pace;
+  keepIds: boolean;
+  faults: string[];
+  /** Stays armed when the tab's last panel closes. */
+  pinned: boolean;
+  answered: number;
+}
+
+/** The page script's `AnswerAsk`, copied out when it has exactly that shape; else null. */
+export function checkAnswerAsk(x: unknown): AnswerAsk | null {
+  return isRec(x) && keys(x, ['answerFor', 'method', 'url', 'body']) && int(x.answerFor) && str(x.method, 32) && str(x.url, LIMITS.url) && strOrNull(x.body, LIMITS.requestBody)
+    ? { answerFor: x.answerFor, method: x.method, url: x.url, body: x.body }
+    : null;
+}
+
 /** Header names the page script reports: bounded, so a page cannot flood the panel. */
 export const MAX_HEADER_NAMES = 64;
 
@@ -274,6 +322,8 @@ export interface ExchangeView {
   analysisError: string | null;
   /** Sent from the Inspector (the panel's resend): the id of the exchange it resends. Absent for the page's own. */
   resentFrom?: string;
+  /** Answered by the Inspector from a recording, never reaching the network. Absent for the page's own. */
+  override?: OverrideMark;
 }
 
 export interface SessionView {
@@ -300,10 +350,16 @@ export type WorkerToPanel =
   | { type: 'snapshot'; session: SessionView }
   | { type: 'exchange'; exchange: ExchangeView }
   | { type: 'events'; exchangeId: string; events: EventView[] }
-  | { type: 'stats'; stats: SessionStats };
+  | { type: 'stats'; stats: SessionStats }
+  /** The tab's armed override, after subscribe and whenever it changes (null: none). */
+  | { type: 'override'; override: OverrideStatus | null };
 
-/** What the relay tells the page script over their private channel: the tab's record/pause state, or an act the panel asks for. */
-export type RelayToPage = { recording: boolean } | { ref: number; act: PageAct };
+/** What the relay tells the page script over their private channel: the tab's record/pause state, an act the panel asks for, what to answer, or an answer. */
+export type RelayToPage =
+  | { recording: boolean }
+  | { ref: number; act: PageAct }
+  | { override: OverrideMatch | null }
+  | { answered: number; answer: PageAnswer | null };
 
 /**
  * Every request an extension page sends the worker, with what it carries and what it answers: the one
@@ -356,6 +412,19 @@ export interface RequestMap {
   'agui-inspector/conversation-diff': { carries: { tabId: number; exchangeId: string; step: number }; answers: ConvDiff | null };
   /** The messages the consumer holds after conversation step `step`; null when there is none. */
   'agui-inspector/conversation-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { messages: ConvMessage[] } | null };
+  /**
+   * Arms the tab's override (replacing any): the tab's requests of `method` to exactly `url` are answered
+   * from the recording of exchange `exchangeId` (which must have ended), at `pace`, with the request's own ids
+   * unless `keepIds`, with `faults` (`--fault` specs); `once` answers the next only. Dropped when the tab's
+   * last panel disconnects, unless `pinned`. Answers why not when it cannot be armed.
+   */
+  'agui-inspector/override-arm': {
+    carries: { tabId: number; exchangeId: string; method: string; url: string; once: boolean; pace: Pace; keepIds: boolean; faults: string[]; pinned: boolean };
+    answers: { ok: true } | { error: string };
+  };
+  'agui-inspector/override-disarm': { carries: { tabId: number }; answers: { ok: true } };
+  /** The tab's armed override and how many requests it answered; null when none is armed. */
+  'agui-inspector/override-status': { carries: { tabId: number }; answers: OverrideStatus | null };
 }
 
 export type RequestType = keyof RequestMap;
@@ -450,7 +519,8 @@ function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec 
 export type CheckedRelayMessage =
   | { type: 'hello'; doc: string; url: string; resumed: boolean; binary: boolean }
   | { type: 'capture'; seq: number; msgs: PageMessage[] }
-  | { type: 'page-script'; reached: boolean };
+  | { type: 'page-script'; reached: boolean }
+  | { type: 'answer-for'; ask: number; method: string; url: string; body: string | null };
 
 /** The worker's check of relay messages; a batch with any malformed member is refused whole. */
 export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
@@ -471,6 +541,10 @@ export function checkRelayMessage(x: unknown): CheckedRelayMessage | null {
     return { type: 'capture', seq: x.seq, msgs };
   }
   if (x.type === 'page-script') return keys(x, ['type', 'reached']) && typeof x.reached === 'boolean' ? { type: 'page-script', reached: x.reached } : null;
+  if (x.type === 'answer-for') {
+    const ask = checkAnswerAsk({ answerFor: x.ask, method: x.method, url: x.url, body: x.body });
+    return ask && keys(x, ['type', 'ask', 'method', 'url', 'body']) ? { type: 'answer-for', ask: ask.answerFor, method: ask.method, url: ask.url, body: ask.body } : null;
+  }
   return null;
 }
 
@@ -512,6 +586,16 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
   'agui-inspector/state-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/conversation-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/conversation-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
+  'agui-inspector/override-arm': {
+    members: ['type', 'tabId', 'exchangeId', 'method', 'url', 'once', 'pace', 'keepIds', 'faults', 'pinned'],
+    check: (x) =>
+      tab(x.tabId) && str(x.exchangeId, 64) && str(x.method, 32) && x.method !== '' && str(x.url, LIMITS.url) && x.url !== '' &&
+      typeof x.once === 'boolean' && (x.pace === 'max' || (typeof x.pace === 'number' && Number.isFinite(x.pace) && x.pace > 0)) &&
+      typeof x.keepIds === 'boolean' && typeof x.pinned === 'boolean' &&
+      Array.isArray(x.faults) && x.faults.length <= 64 && x.faults.every((f) => str(f, 256)),
+  },
+  'agui-inspector/override-disarm': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
+  'agui-inspector/override-status': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
 };
 
 /** A request from an extension page, when it has exactly one of the shapes `RequestMap` names; else null. */

@@ -1,7 +1,7 @@
 /** The message API's runtime checks, without a browser: each accepts exactly the shapes `src/messages.ts` names. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BINARY_PROBE, LIMITS, MAX_HEADER_NAMES, checkActed, checkPageBatch, checkPanelMessage, checkRelayMessage, checkRequest, type Request } from '../src/messages.ts';
+import { BINARY_PROBE, LIMITS, MAX_HEADER_NAMES, checkActed, checkAnswerAsk, checkPageBatch, checkPanelMessage, checkRelayMessage, checkRequest, type Request } from '../src/messages.ts';
 
 describe('checkRequest: what an extension page may ask the worker', () => {
   const valid: Request[] = [
@@ -24,6 +24,10 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 3 },
     { type: 'agui-inspector/conversation-diff', tabId: 1, exchangeId: 'doc:1', step: 2 },
     { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
+    { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false },
+    { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: false, pace: 'max', keepIds: true, faults: ['cut@3', 'stall:1500@2'], pinned: true },
+    { type: 'agui-inspector/override-disarm', tabId: 1 },
+    { type: 'agui-inspector/override-status', tabId: 1 },
   ];
   it('accepts every request the map names, as it was sent', () => {
     for (const r of valid) assert.deepEqual(checkRequest(r), r, JSON.stringify(r));
@@ -58,6 +62,15 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { type: 'agui-inspector/state-diff', tabId: 1, exchangeId: 'doc:1', step: 1.5 },
       { type: 'agui-inspector/state-at', tabId: 1, exchangeId: 'doc:1', step: '0' },
       { type: 'agui-inspector/conversation-diff', tabId: 1, exchangeId: 'doc:1', step: -2 },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, pace: 0 },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, pace: '2' },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, method: '' },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, url: '' },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, faults: 'cut@3' },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, faults: [3] },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, pinned: undefined },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, body: 'x' },
+      { type: 'agui-inspector/override-disarm' },
       { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1' },
     ];
     for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));
@@ -113,6 +126,17 @@ describe('checkPageBatch and checkRelayMessage: what crosses from the page', () 
     // A probe that did not arrive as bytes: this messaging path carries binary data encoded.
     assert.deepEqual(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: true, probe: 'x' }), { type: 'hello', doc: 'd', url: 'u', resumed: true, binary: false });
     assert.equal(checkRelayMessage({ type: 'hello', doc: 'd', url: 'u', resumed: false, probe: null, more: 1 }), null);
+  });
+  it("takes a page script's ask for an override's answer only in its exact shape, and never an open's override mark", () => {
+    const ask = { type: 'answer-for', ask: 1, method: 'POST', url: 'http://127.0.0.1/agent', body: '{}' };
+    assert.deepEqual(checkRelayMessage(ask), ask);
+    assert.deepEqual(checkRelayMessage({ ...ask, body: null }), { ...ask, body: null });
+    for (const bad of [{ ...ask, ask: -1 }, { ...ask, method: 'X'.repeat(33) }, { ...ask, url: 'u'.repeat(LIMITS.url + 1) }, { ...ask, body: 1 }, { ...ask, answer: {} }]) {
+      assert.equal(checkRelayMessage(bad), null, JSON.stringify(bad).slice(0, 80));
+    }
+    assert.deepEqual(checkAnswerAsk({ answerFor: 2, method: 'POST', url: 'u', body: null }), { answerFor: 2, method: 'POST', url: 'u', body: null });
+    assert.equal(checkAnswerAsk({ answerFor: 2, method: 'POST', url: 'u', body: null, by: 1 }), null);
+    assert.deepEqual(checkPageBatch([{ ...open, override: { from: 'doc:1', pace: 1, idsRewritten: true, faults: [] } }]), [null]);
   });
   it('accepts whether the page script reached the relay as a bare boolean, naming nothing else', () => {
     assert.deepEqual(checkRelayMessage({ type: 'page-script', reached: false }), { type: 'page-script', reached: false });

@@ -13,6 +13,7 @@ import { isObject, type JsonObject } from '../../src/json.ts';
 import { useDetail } from '../detail.ts';
 import type { Acts, PanelExchange, ResendHeaders, SessionSource } from '../model.ts';
 import { FindingLine, presentFindings } from '../ui.tsx';
+import { ArmOverride } from './override.tsx';
 
 /** What was sent, for the panel to confirm and select. */
 export interface Sent {
@@ -40,6 +41,7 @@ export function ActOnExchange({ source, x, inp, onSent }: { source: SessionSourc
   const conversation = useDetail(source, x, acts ? 'conversation' : null);
   const states = useDetail(source, x, acts ? 'states' : null);
   const [editing, setEditing] = useState<{ mode: Mode; text: string; interrupts: OpenInterrupt[] } | null>(null);
+  const [arming, setArming] = useState(false);
   const input = inp.input.value;
   if (!acts || !input || x.method === 'GET' || x.method === 'HEAD') return null;
   const interrupts = runs ? openInterrupts(runs) : [];
@@ -61,6 +63,8 @@ export function ActOnExchange({ source, x, inp, onSent }: { source: SessionSourc
     <section class="act" aria-label="Act on this exchange">
       <div class="act-buttons">
         <button type="button" onClick={() => void open('resend')} data-testid="resend" aria-pressed={editing?.mode === 'resend'}>Edit and resend…</button>
+        <button type="button" onClick={() => setArming(!arming)} disabled={x.outcome === 'pending'} data-testid="override-open" aria-pressed={arming}
+          title={x.outcome === 'pending' ? 'Once its recording is complete' : undefined}>Answer from this recording…</button>
         {interrupts.length > 0 ? (
           <button type="button" disabled={!ready} onClick={() => void open('resume')} data-testid="compose-resume" aria-pressed={editing?.mode === 'resume'}>
             Compose resume ({interrupts.length} interrupt{interrupts.length === 1 ? '' : 's'})…
@@ -72,6 +76,7 @@ export function ActOnExchange({ source, x, inp, onSent }: { source: SessionSourc
           </button>
         ) : null}
       </div>
+      {arming ? <ArmOverride key={x.id} acts={acts} x={x} onClose={() => setArming(false)} /> : null}
       {editing ? <Editor key={`${editing.mode}:${x.id}`} acts={acts} x={x} initial={editing.text} interrupts={editing.interrupts} onSent={onSent} onClose={() => setEditing(null)} /> : null}
     </section>
   );

@@ -20,8 +20,11 @@
  * The page can tamper with anything in this world after we ran; that only falsifies its own capture,
  * and the relay treats everything from here as untrusted. The request headers of recorded exchanges
  * stay here (page/headers.ts), for the panel's resend (page/resend.ts), and never leave the page.
+ *
+ * One change is the user's own: while the panel has an override armed for the tab, the page's matching
+ * fetch is answered from a recording (page/fetch.ts), which is what the user asked the page to see.
  */
-import { LIMITS, STAGING_BYTES } from '../messages.ts';
+import { LIMITS, STAGING_BYTES, type OverrideMatch } from '../messages.ts';
 import { batcher } from './page/batcher.ts';
 import { bodies as bodyKit } from './page/body.ts';
 import { relayChannel } from './page/channel.ts';
@@ -46,9 +49,11 @@ import { wrapXhr } from './page/xhr.ts';
   // At most 8 returned staging buffers are kept: enough for the batches in flight at full speed.
   const pool = bufferPool(ArrayBuffer, STAGING_BYTES, 8);
   let recording = true;
+  /** What the tab's armed override answers (fetch.ts), as the relay last said. */
+  let armed: OverrideMatch | null = null;
   // Acts can only come once the wrappers are in place, a task after this one at the earliest.
   let act: Actor | null = null;
-  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer }, pool, (on) => (recording = on), () => act);
+  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer, Promise }, pool, { recording: (on) => (recording = on), override: (match) => (armed = match) }, () => act);
   const batch = batcher({ send: channel.send, schedule: channel.schedule, pool, stagingBytes: STAGING_BYTES, maxBatch: LIMITS.batch });
   const sink = sinks({ post: batch.post, stageCopy: batch.stageCopy, now, recording: () => recording });
 
@@ -61,8 +66,15 @@ import { wrapXhr } from './page/xhr.ts';
   });
   const resolveUrl = urlResolver(URL, document);
   const kept = headerStore();
-  const inspectorFetch = wrapFetch(window, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise }, { disguise, sink, bodies, now, resolveUrl, kept });
+  const inspectorFetch = wrapFetch(
+    window,
+    { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise, AbortSignal, setTimeout, clearTimeout, addEventListener },
+    { disguise, sink, bodies, now, resolveUrl, kept, armed: () => armed, ask: channel.ask },
+  );
   act = actor({ Headers, Response, ReadableStream, ReadableStreamDefaultReader }, kept, inspectorFetch, describe);
-  wrapXhr({ XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise }, { disguise, sink, bodies, now, resolveUrl });
+  wrapXhr(
+    { XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise, TextDecoder, Event, ProgressEvent, setTimeout, clearTimeout },
+    { disguise, sink, bodies, now, resolveUrl, armed: () => armed, ask: channel.ask },
+  );
   if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
 })();

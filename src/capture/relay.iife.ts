@@ -23,14 +23,17 @@
  *   on only that state, as `{ recording }`, and the page's own staging buffers once it copied them out;
  * - make the Inspector send anything: an act (the panel's resend) reaches this script only by the
  *   extension's `tabs.sendMessage`, never from the page, and goes to the page script over the private
- *   port; the page script's answer is taken only for an act outstanding here, in exactly its shape.
+ *   port; the page script's answer is taken only for an act outstanding here, in exactly its shape;
+ * - arm an override: what the tab's override answers comes only from the worker, which only the panel
+ *   arms. The page script's ask for an answer (`AnswerAsk`) is passed on checked; the worker answers only
+ *   a request that matches what the panel armed, and that is the page's own request to answer as it likes.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import {
-  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkActed, checkPageBatch,
-  type ActMessage, type ActResult, type CaptureMessage, type WhichDocMessage, type DroppedMessage, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
+  BINARY_PROBE, CAPTURE_PORT, HANDSHAKE, LIMITS, STAGING_BYTES, checkActed, checkAnswerAsk, checkPageBatch,
+  type ActMessage, type ActResult, type CaptureMessage, type PageAnswer, type WhichDocMessage, type DroppedMessage, type OverrideMatch, type PageMessage, type RelayToPage, type RelayToWorker, type WorkerToRelay,
 } from '../messages.ts';
-import { toBase64 } from '../base64.ts';
+import { fromBase64, toBase64 } from '../base64.ts';
 import { scheduler } from '../scheduler.ts';
 
 (() => {
@@ -143,6 +146,8 @@ import { scheduler } from '../scheduler.ts';
       const acted = checkActed(raw);
       const answer = acted && acting.get(acted.acted);
       if (answer) return answer(acted.result);
+      const ask = checkAnswerAsk(raw);
+      if (ask) return askWorker(ask.answerFor, ask.method, ask.url, ask.body);
     }
     const batch = checkPageBatch(raw);
     if (!batch) return drop(null, 'rejected');
@@ -204,6 +209,29 @@ import { scheduler } from '../scheduler.ts';
     if (window.origin === 'null') return false;
     const sandbox = window.frameElement?.getAttribute('sandbox');
     return sandbox == null || sandbox.split(/\s+/).includes('allow-scripts');
+  }
+
+  // ── answers of the tab's armed override ───────────────────────────────────
+  /** The page script's asks the worker has yet to answer: a lost connection answers them null (the network answers). */
+  const asked = new Set<number>();
+
+  function askWorker(ask: number, method: string, url: string, body: string | null): void {
+    if (!port || !welcomed) return answerPage(ask, null);
+    asked.add(ask);
+    const m: RelayToWorker = { type: 'answer-for', ask, method, url, body };
+    port.postMessage(m);
+  }
+
+  function answerPage(ask: number, got: PageAnswer<string> | null): void {
+    asked.delete(ask);
+    const answer: PageAnswer | null = got && { ...got, chunks: got.chunks.map((c) => ({ at: c.at, bytes: fromBase64(c.bytes) })) };
+    const told: RelayToPage = { answered: ask, answer };
+    pagePort?.postMessage(told, answer ? answer.chunks.map((c) => c.bytes.buffer as ArrayBuffer) : []);
+  }
+
+  function tellOverride(match: OverrideMatch | null): void {
+    const told: RelayToPage = { override: match };
+    pagePort?.postMessage(told);
   }
 
   // ── delivery to the worker, surviving its restarts ────────────────────────
@@ -353,6 +381,7 @@ import { scheduler } from '../scheduler.ts';
       if (m.type === 'welcome') {
         forget(m.ack);
         tellPage(m.recording);
+        tellOverride(m.override);
         binary = m.binary;
         welcomed = true;
         sentUpTo = m.ack;
@@ -361,11 +390,16 @@ import { scheduler } from '../scheduler.ts';
         forget(m.seq);
       } else if (m.type === 'recording') {
         tellPage(m.on);
+      } else if (m.type === 'override') {
+        tellOverride(m.match);
+      } else if (m.type === 'answer' && asked.has(m.ask)) {
+        answerPage(m.ask, m.answer);
       }
     });
     port.onDisconnect.addListener(() => {
       port = null;
       welcomed = false;
+      for (const ask of [...asked]) answerPage(ask, null);
       // A stopped worker loses what it had not acknowledged; reconnecting wakes it and resends.
       if (unacked.length > 0) setTimeout(connect, 50);
     });

@@ -33,6 +33,18 @@ export interface AnalysisRecord {
   analysisError: string | null;
 }
 
+/** How the Inspector answered an exchange in the agent's place, from a recording (HAR `_agui.override`). */
+export interface OverrideMark {
+  /** The exchange whose recording answered. */
+  from: string;
+  /** As src/answer's Pace: 1 the recorded times, 2 twice as fast, `max` all at once. */
+  pace: number | 'max';
+  /** The request's threadId and runId replaced the recorded ones. */
+  idsRewritten: boolean;
+  /** The faults that took effect, by their specs. */
+  faults: string[];
+}
+
 /** One request/response pair as every reader hands it on: the response body exactly as it arrived. */
 export interface CapturedExchange {
   /** Names the exchange in reports. */
@@ -63,6 +75,8 @@ export interface CapturedExchange {
   transport?: 'websocket';
   /** The socket it ran on, present with `transport`. */
   socket?: SocketExchange;
+  /** Answered by the Inspector from a recording, not by the agent. */
+  override?: OverrideMark;
 }
 
 /** The most of one tab's capture a session holds by default, and of one answer `probe` reads: 64 MiB. */

@@ -6,7 +6,7 @@ import type { Finding } from '../rules/index.ts';
 import {
   APIS, BODY_NOTES, bodyOf, bytesOnlyAnalysis, isAgUiEventValue, isRunAgentInputText, OUTCOMES, socketExchanges, withoutUserInfo,
   type AnalysisRecord, type Arrival, type CapturedExchange, type Chunk, type EntryTimings, type ExchangeReport, type RunReport,
-  type SocketClose, type SocketConnection, type SocketFrame,
+  type OverrideMark, type SocketClose, type SocketConnection, type SocketFrame,
 } from '../exchange/index.ts';
 import { FormatError } from './error.ts';
 
@@ -25,6 +25,8 @@ export type AguiEntryExtension = {
   arrival: Arrival | null;
   /** The page abandoned the response (CapturedExchange.abandoned); absent otherwise. */
   abandoned?: true;
+  /** The Inspector answered it from a recording (CapturedExchange.override); absent otherwise. */
+  override?: OverrideMark;
 } & Partial<AnalysisRecord>;
 
 /**
@@ -110,6 +112,7 @@ function writeEntry(x: CapturedExchange): Record<string, unknown> {
   const status = x.status ?? 200;
   const agui: AguiEntryExtension = { chunks: x.chunks.map((c) => ({ time: c.time, size: c.bytes.length })), arrival: x.arrival ?? null };
   if (x.abandoned) agui.abandoned = true;
+  if (x.override) agui.override = { from: x.override.from, pace: x.override.pace, idsRewritten: x.override.idsRewritten, faults: [...x.override.faults] };
   if (x.analysis) Object.assign(agui, recordMembers(x.analysis));
   return {
     startedDateTime: x.startedDateTime ?? new Date(0).toISOString(),

@@ -196,6 +196,23 @@ describe('Session (the worker’s per-tab capture), in Node', () => {
     assert.equal(live.snapshot().exchanges.length, 4);
   });
 
+  it('marks an exchange answered from a recording only for a ref the worker handed out for it, and keeps the mark across a restart', () => {
+    const live = new Session(1, 'u', false, DEFAULT_LIMITS);
+    const mark = { from: 'doc:1', pace: 2, idsRewritten: true, faults: ['cut@3'] };
+    live.answering.set(41, mark);
+    const by = (msgs: PageMessage[], ref: number): PageMessage[] => msgs.map((m) => (m.k === 'open' ? { ...m, by: ref } : m));
+    live.receive('doc', 1, [...exchange(1, 'r1'), ...by(exchange(2, 'r2'), 40), ...by(exchange(3, 'r3'), 41), ...by(exchange(4, 'r4'), 41)]);
+    const log = drain(live).map((a) => ({ doc: a.doc, msgs: a.kept }));
+    const marks = (s: Session) => s.snapshot().exchanges.map((x) => x.override ?? null);
+    assert.deepEqual(marks(live), [null, null, mark, null]);
+    assert.equal(live.answering.size, 0);
+    assert.deepEqual(live.captured().map((x) => x.override ?? null), [null, null, mark, null], 'the export carries it');
+    const restarted = new Session(1, 'u', false, DEFAULT_LIMITS);
+    restarted.replay(log);
+    drain(restarted);
+    assert.deepEqual(marks(restarted), marks(live));
+  });
+
   it("answers each part of an exchange's detail from the analysis that judged it, the same as a reading of the same bytes", () => {
     const s = new Session(1, 'u', false, DEFAULT_LIMITS);
     s.receive('doc', 1, [...exchange(1, 'r1'), ...exchange(2, 'r2')]);

@@ -125,8 +125,8 @@ describe('relayChannel', () => {
     const pool = bufferPool(ArrayBuffer, 1024, 8);
     const states: boolean[] = [];
     const channel = relayChannel(
-      { window: { postMessage: (...args: unknown[]) => posted.push(args) }, MessageChannel: FakeChannel as unknown as typeof MessageChannel, MessagePort: FakePort as unknown as typeof MessagePort, ArrayBuffer },
-      pool, (on) => states.push(on), () => null,
+      { window: { postMessage: (...args: unknown[]) => posted.push(args) }, MessageChannel: FakeChannel as unknown as typeof MessageChannel, MessagePort: FakePort as unknown as typeof MessagePort, ArrayBuffer, Promise },
+      pool, { recording: (on) => void states.push(on), override: () => undefined }, () => null,
     );
     const [relayEnd, tick] = FakeChannel.made as [FakeChannel, FakeChannel];
     assert.deepEqual(posted, [[{ [HANDSHAKE]: true }, '*', [relayEnd.port2]]]);

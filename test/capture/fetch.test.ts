@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bodies } from '../../src/capture/page/body.ts';
 import { disguise } from '../../src/capture/page/disguise.ts';
-import { wrapFetch } from '../../src/capture/page/fetch.ts';
+import { wrapFetch, type FetchDeps } from '../../src/capture/page/fetch.ts';
 import { headerStore } from '../../src/capture/page/headers.ts';
 import { urlResolver } from '../../src/capture/page/url.ts';
+import { concatBytes } from '../../src/bytes.ts';
+import type { PageAnswer } from '../../src/messages.ts';
 import { AGUI_SSE, RUN_INPUT, chunkBytes, kinds, relay, sse, utf8, type Relay } from './fakes.ts';
 
 interface Network {
@@ -18,7 +20,7 @@ interface Network {
 }
 
 /** A page scope whose fetch answers with `net.answer`, wrapped. */
-function page(net: Network): { fetch: typeof fetch; r: Relay } {
+function page(net: Network, armed: Pick<FetchDeps, 'armed' | 'ask'> = { armed: () => null, ask: () => Promise.resolve(null) }): { fetch: typeof fetch; r: Relay } {
   const r = relay();
   const native = async function fetch(this: unknown, ...args: unknown[]): Promise<Response> {
     const request = new Request(args[0] instanceof Request ? args[0] : new URL(String(args[0]), 'http://127.0.0.1:8000/app/'), args[1] as RequestInit);
@@ -27,9 +29,9 @@ function page(net: Network): { fetch: typeof fetch; r: Relay } {
   };
   const scope = { fetch: native as typeof fetch };
   const kit = bodies({ Blob, ArrayBuffer, URLSearchParams, FormData, ReadableStream, ReadableStreamDefaultReader, Response, Headers, TextDecoder });
-  wrapFetch(scope, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise }, {
+  wrapFetch(scope, { Request, Response, Headers, ReadableStream, ReadableStreamDefaultReader, Promise, AbortSignal, setTimeout, clearTimeout, addEventListener: EventTarget.prototype.addEventListener }, {
     disguise: disguise(Error, class {}), sink: r.sink, bodies: kit, now: () => r.clock++,
-    resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1:8000/app/' }), kept: headerStore(),
+    resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1:8000/app/' }), kept: headerStore(), ...armed,
   });
   assert.notEqual(scope.fetch, native);
   return { fetch: scope.fetch, r };
@@ -200,5 +202,59 @@ describe('fetch wrapper', () => {
     const bad = { toString(): string { throw new RangeError('nope'); } };
     await assert.rejects(fetch(bad as unknown as string), RangeError);
     assert.equal(net.calls.length, 0);
+  });
+});
+
+describe('an armed override answers in the agent\'s place (#36)', () => {
+  const URL_ = 'http://127.0.0.1:8000/app/agent';
+  const answer = (by: number, parts: string[]): PageAnswer => ({ by, status: 200, contentType: 'text/event-stream', headers: [['x-agui', 'override']], chunks: parts.map((p, i) => ({ at: i * 30, bytes: utf8(p) })) });
+
+  it('a request of the armed method to the armed URL never reaches the network: the page reads the answer\'s chunks, when due, captured with the worker\'s ref', async () => {
+    const asked: { method: string; url: string; body: string | null }[] = [];
+    const net: Network = { calls: [], answer: async () => { throw new Error('the network was asked'); } };
+    const parts = [AGUI_SSE.slice(0, 30), AGUI_SSE.slice(30)];
+    const { fetch, r } = page(net, { armed: () => ({ method: 'POST', url: URL_ }), ask: async (method, url, body) => (asked.push({ method, url, body }), answer(7, parts)) });
+    const began = performance.now();
+    const res = await fetch('agent', post);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    assert.equal(res.headers.get('x-agui'), 'override');
+    assert.equal(res.url, URL_, 'the URL asked for, as a network answer would say');
+    assert.equal(new TextDecoder().decode(concatBytes(await readAll(res))), AGUI_SSE);
+    assert.ok(performance.now() - began >= 25, 'the second chunk waited until it was due');
+    assert.equal(net.calls.length, 0);
+    assert.deepEqual(asked, [{ method: 'POST', url: URL_, body: RUN_INPUT }]);
+    const msgs = r.messages();
+    assert.deepEqual(kinds(msgs), ['open', 'response', 'chunk', 'chunk', 'end']);
+    assert.ok(msgs[0]!.k === 'open' && msgs[0]!.by === 7 && msgs[0]!.requestBody === RUN_INPUT && msgs[0]!.url === URL_);
+    assert.equal(new TextDecoder().decode(chunkBytes(msgs)), AGUI_SSE);
+  });
+
+  it('another method, another URL, or no answer from the worker: the network answers, captured as the page\'s own', async () => {
+    const net: Network = { calls: [], answer: async () => new Response(AGUI_SSE, { headers: SSE_HEADERS }) };
+    const { fetch, r } = page(net, { armed: () => ({ method: 'PUT', url: URL_ }), ask: async () => null });
+    await readAll(await fetch('agent', post));
+    await readAll(await fetch('other', { ...post, method: 'PUT' }));
+    assert.equal(net.calls.length, 2);
+    const { fetch: fetch2 } = page(net, { armed: () => ({ method: 'POST', url: URL_ }), ask: async () => null });
+    await readAll(await fetch2('agent', post));
+    assert.equal(net.calls.length, 3, 'the worker answered null: the network answered');
+    assert.equal(net.calls[2]!.request.method, 'POST');
+    assert.equal(await net.calls[2]!.request.text(), RUN_INPUT, 'with the page\'s body');
+    assert.ok(r.messages().every((m) => m.k !== 'open' || m.by === undefined));
+  });
+
+  it('the page\'s abort errors the answer\'s body, as it would a network body', async () => {
+    const { fetch, r } = page({ calls: [], answer: async () => { throw new Error('the network was asked'); } }, {
+      armed: () => ({ method: 'POST', url: URL_ }), ask: async () => answer(3, [AGUI_SSE.slice(0, 30), AGUI_SSE.slice(30)]),
+    });
+    const controller = new AbortController();
+    const res = await fetch('agent', { ...post, signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await assert.rejects(reader.read(), { name: 'AbortError' });
+    const end = r.messages().at(-1)!;
+    assert.ok(end.k === 'end' && end.outcome === 'aborted');
   });
 });

@@ -50,8 +50,11 @@ function wrapped(): { Xhr: typeof FakeXhr; r: ReturnType<typeof relay> } {
   Object.assign(Xhr.prototype, { open: FakeXhr.prototype.open, setRequestHeader: FakeXhr.prototype.setRequestHeader, send: FakeXhr.prototype.send });
   const kit = bodies({ Blob, ArrayBuffer, URLSearchParams, FormData, ReadableStream, ReadableStreamDefaultReader, Response, Headers, TextDecoder });
   wrapXhr(
-    { XMLHttpRequest: Xhr as unknown as typeof XMLHttpRequest, addEventListener: EventTarget.prototype.addEventListener, ArrayBuffer, Blob, TextEncoder, Promise },
-    { disguise: disguise(Error, class {}), sink: r.sink, bodies: kit, now: () => r.clock++, resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1/' }) },
+    { XMLHttpRequest: Xhr as unknown as typeof XMLHttpRequest, addEventListener: EventTarget.prototype.addEventListener, ArrayBuffer, Blob, TextEncoder, Promise, TextDecoder, Event, ProgressEvent: Event as unknown as typeof ProgressEvent, setTimeout, clearTimeout },
+    {
+      disguise: disguise(Error, class {}), sink: r.sink, bodies: kit, now: () => r.clock++, resolveUrl: urlResolver(URL, { baseURI: 'http://127.0.0.1/' }),
+      armed: () => null, ask: () => Promise.resolve(null),
+    },
   );
   return { Xhr, r };
 }

@@ -8,8 +8,39 @@ import { test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
 import { openInspectorPanel } from '../../scripts/devtools.ts';
-import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type Target } from './browsers.ts';
+import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ExtensionBrowser, type Target } from './browsers.ts';
 import { inPage } from './in-page.ts';
+
+/** What both drivers' pages do alike. */
+export interface AnyPage {
+  evaluate<A, T>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
+  goto(url: string): Promise<unknown>;
+}
+
+/**
+ * The demo page in a new tab, kept across navigations (preserve), and the panel page on that tab: what the
+ * tests that act through the panel drive.
+ */
+export async function demoAndPanel<P extends AnyPage>(target: Target, b: ExtensionBrowser & { newPage(): Promise<unknown> }, agentUrl: string): Promise<{ page: P; panel: P; tabId: number }> {
+  const page = (await b.newPage()) as P;
+  await page.goto(`${agentUrl}/`);
+  await poll(page as never, () => typeof window.demo?.run === 'function');
+  const tabId = await b.tabIdOf(`${agentUrl}/`);
+  await b.request({ type: 'agui-inspector/preserve', tabId, preserve: true });
+  // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
+  await (page as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+  return { page, panel: await panelPage<P>(target, b, tabId), tabId };
+}
+
+/** One more panel page on the tab, as Firefox's DevTools panel shows it, subscribed like a DevTools panel. */
+export async function panelPage<P extends AnyPage>(target: Target, b: ExtensionBrowser & { newPage(): Promise<unknown> }, tabId: number): Promise<P> {
+  const panel = (await b.newPage()) as P;
+  const url = `${b.base}panel/index.html?tabId=${tabId}`;
+  if (target === 'firefox') await gotoExtensionPage(panel as never, url, 15_000);
+  else await panel.goto(url);
+  await (panel as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
+  return panel;
+}
 
 /** One run of the session: a demo scenario and its options. */
 export type DemoStep = readonly [scenario: string, opts: DemoRunOptions];

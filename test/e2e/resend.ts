@@ -10,12 +10,11 @@ import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
 import { PANEL_PORT, type SessionView } from '../../src/messages.ts';
-import { ROOT, buildExtension, gotoExtensionPage, launchWith, poll, sleep, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { ROOT, buildExtension, launchWith, poll, sleep, until, type ExtensionBrowser, type Target } from './browsers.ts';
+import { demoAndPanel, type AnyPage as DemoPage } from './demo-panel.ts';
 
 /** What both drivers' pages do alike. */
-interface AnyPage {
-  evaluate<A, T>(fn: (arg: A) => T | Promise<T>, arg: A): Promise<T>;
-  goto(url: string): Promise<unknown>;
+interface AnyPage extends DemoPage {
   reload(): Promise<unknown>;
   screenshot(o: { path: string }): Promise<unknown>;
 }
@@ -98,18 +97,8 @@ export function resendTests(target: Target): void {
     before(async () => {
       agent = await startDemoAgent({ port: 0, delayMs: 2, onRequest: (r) => seen.push(r) });
       b = await launchWith(target, await buildExtension(target));
-      page = (await b.newPage()) as AnyPage;
-      await page.goto(`${agent.url}/`);
-      await poll(page as never, () => typeof window.demo?.run === 'function');
+      ({ page, panel, tabId } = await demoAndPanel<AnyPage>(target, b, agent.url));
       await page.evaluate((c) => void (document.cookie = `session=${c}; path=/`), COOKIE);
-      tabId = await b.tabIdOf(`${agent.url}/`);
-      await b.request({ type: 'agui-inspector/preserve', tabId, preserve: true });
-      panel = (await b.newPage()) as AnyPage;
-      const url = `${b.base}panel/index.html?tabId=${tabId}`;
-      if (target === 'firefox') await gotoExtensionPage(panel as never, url, 15_000);
-      else await panel.goto(url);
-      // tsx compiles with keepNames: nested functions in evaluated source call esbuild's __name helper.
-      for (const p of [page, panel]) await (p as unknown as { evaluate(s: string): Promise<unknown> }).evaluate('globalThis.__name = (f) => f');
       // Everything the worker tells a subscribed panel, kept to be searched for the header's value.
       await panel.evaluate(([name, tab]) => {
         const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;

@@ -3,9 +3,14 @@
  * SSE responses get a pass-through body until their first event shows whether they are AG-UI.
  * Recorded responses are a new Response around the tapped body, whose `headers` are no longer
  * immutable; `url`, `redirected` and `type` answer as the original's.
+ *
+ * While the panel has an override armed for the tab, a request of its method to its exact URL is answered
+ * from the recording instead (issue #36): the worker computes the answer for this request's body, and the
+ * wrapper returns a Response whose body enqueues its chunks when due, never touching the network. It is
+ * captured like any other, opened with the worker's `by` so the worker marks it answered.
  */
-import { LIMITS, mediaType } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../exchange/index.ts';
+import { LIMITS, mediaType, type OverrideMatch, type PageAnswer } from '../../messages.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, withoutUserInfo } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import type { HeaderStore } from './headers.ts';
@@ -18,6 +23,10 @@ export interface FetchNatives {
   ReadableStream: typeof ReadableStream;
   ReadableStreamDefaultReader: typeof ReadableStreamDefaultReader;
   Promise: PromiseConstructor;
+  AbortSignal: typeof AbortSignal;
+  setTimeout: typeof setTimeout;
+  clearTimeout: typeof clearTimeout;
+  addEventListener: typeof EventTarget.prototype.addEventListener;
 }
 
 export interface FetchDeps {
@@ -28,6 +37,10 @@ export interface FetchDeps {
   resolveUrl(url: unknown): string;
   /** Where the headers of recorded requests are kept, in the page only, for a resend. */
   kept: HeaderStore;
+  /** What the tab's armed override answers, if one is armed. */
+  armed(): OverrideMatch | null;
+  /** The worker's answer to a matching request; null when the network is to answer it after all. */
+  ask(method: string, url: string, body: string | null): Promise<PageAnswer | null>;
 }
 
 /** What the page script sends for the Inspector goes through the wrapper, and so is captured like the page's own. */
@@ -73,8 +86,13 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
   const requestBodyUsed = getter(n.Request.prototype, 'bodyUsed');
   const requestCredentials = getter(n.Request.prototype, 'credentials');
   const headersForEach = n.Headers.prototype.forEach;
+  const requestSignal = getter(n.Request.prototype, 'signal');
+  const signalAborted = getter(n.AbortSignal.prototype, 'aborted');
+  const signalReason = getter(n.AbortSignal.prototype, 'reason');
   /** The act the next call is made for: set by `send` just before it calls the wrapper, read at once. */
   let sending: number | null = null;
+  /** The next call goes to the network whatever is armed: set just before the wrapper calls itself, read at once. */
+  let bypass = false;
 
   /** Kept in the page's memory (headers.ts) for the exchange `id`, once it is recorded. */
   function keep(id: number, headers: Headers | null, credentials: unknown): void {
@@ -227,11 +245,90 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
     });
   }
 
+  /** Calls the wrapper for a request the override does not answer after all, captured as the page's own. */
+  function toNetwork(self: unknown, request: Request): Promise<Response> {
+    bypass = true;
+    try {
+      return apply(wrapped, self, [request]) as Promise<Response>;
+    } finally {
+      bypass = false;
+    }
+  }
+
+  /**
+   * A call to the armed URL: read as the native would read it (a Request made of its arguments), and answered
+   * from the recording when its method matches too and the worker answers it.
+   */
+  function override(self: unknown, input: Request | string, init: unknown, armed: OverrideMatch, t: number): Promise<Response> {
+    let request: Request;
+    try {
+      request = construct(n.Request, [input, init]) as Request;
+    } catch (e) {
+      return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
+    }
+    const method = apply(requestMethod, request, []) as string;
+    if (method !== armed.method) return toNetwork(self, request);
+    const url = apply(requestUrl, request, []) as string;
+    const headers = apply(requestHeaders, request, []) as Headers;
+    const credentials = apply(requestCredentials, request, []) as unknown;
+    const signal = apply(requestSignal, request, []) as AbortSignal;
+    const copy = apply(requestClone, request, []) as Request;
+    return (apply(requestText, copy, []) as Promise<string>).then((text) => deps.ask(method, withoutUserInfo(url), text === '' ? null : text).then((got) => {
+      if (!got) return toNetwork(self, request);
+      if (apply(signalAborted, signal, [])) throw apply(signalReason, signal, []);
+      const sink = deps.sink({
+        api: 'fetch', t, method, url, by: got.by,
+        contentType: () => apply(headersGet, headers, ['content-type']) as string | null,
+        opened: (id) => keep(id, headers, credentials),
+      }, text.length <= LIMITS.requestBody ? { agui: true, text, note: null } : { agui: true, text: null, note: 'too-large' });
+      sink.start();
+      sink.response({ status: got.status, statusText: '', contentType: got.contentType.slice(0, LIMITS.text), url: url.slice(0, LIMITS.url), redirected: false, reconstructed: false });
+      const out = track(sink, answered(got, signal));
+      responseMeta.set(out, { url, redirected: false, type: 'basic' });
+      return out;
+    }));
+  }
+
+  /** The answer as a Response whose body enqueues each chunk when due, as the page reads, and errors as the page aborts. */
+  function answered(got: PageAnswer, signal: AbortSignal): Response {
+    const start = now();
+    let next = 0;
+    const { setTimeout: later, clearTimeout: unlater } = n;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stop: ((e: unknown) => void) | null = null;
+    const body = new NativeReadableStream<Uint8Array>({
+      start(controller) {
+        stop = (e) => {
+          unlater(timer);
+          controller.error(e);
+        };
+        apply(n.addEventListener, signal, ['abort', () => stop?.(apply(signalReason, signal, [])), { once: true }]);
+      },
+      pull(controller) {
+        const c = got.chunks[next++];
+        if (!c) return controller.close();
+        return new NativePromise<void>((resolve) => {
+          timer = later(() => {
+            controller.enqueue(c.bytes);
+            resolve();
+          }, c.at - (now() - start));
+        });
+      },
+      cancel() {
+        stop = null;
+        unlater(timer);
+      },
+    }, { highWaterMark: 0 });
+    return new NativeResponse(body, { status: got.status, headers: [['content-type', got.contentType], ...got.headers] });
+  }
+
   scope.fetch = wrap(scope.fetch, {
     apply(target, self, args: unknown[]) {
       const t = now();
       const by = sending;
       sending = null;
+      const through = bypass;
+      bypass = false;
       const request = isRequest(args[0]) ? args[0] : null;
       if (!request && args.length > 0) {
         // Converted once, as the native would; the native gets the string.
@@ -241,6 +338,9 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
           return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
         }
       }
+      const armed = by === null && !through ? deps.armed() : null;
+      const input = armed && (request ?? resolveUrl(args[0]));
+      if (armed && input && withoutUserInfo(typeof input === 'string' ? input : (apply(requestUrl, input, []) as string)) === armed.url) return override(self, input, args[1], armed, t);
       const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null, credentials: undefined };
       const init = args[1];
       if ((typeof init === 'object' && init !== null) || typeof init === 'function') args[1] = readInit(init, request, seen);

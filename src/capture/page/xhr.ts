@@ -1,9 +1,13 @@
 /**
  * The XMLHttpRequest wrappers. Text bodies are recorded re-encoded from `responseText` as it grows;
  * arraybuffer and blob bodies once loaded.
+ *
+ * While the panel has an override armed for the tab, a matching request is answered from the recording
+ * (issue #36) without being sent: the response getters of that one request say what the answer says, and
+ * its events are dispatched as its chunks fall due. It is captured like any other, through the same watch.
  */
-import { LIMITS, mediaType } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE } from '../../exchange/index.ts';
+import { LIMITS, mediaType, type OverrideMatch, type PageAnswer } from '../../messages.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, withoutUserInfo } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import type { Body, RequestInfo, Sink, SinkFactory } from './sink.ts';
@@ -16,6 +20,11 @@ export interface XhrNatives {
   Blob: typeof Blob;
   TextEncoder: typeof TextEncoder;
   Promise: PromiseConstructor;
+  TextDecoder: typeof TextDecoder;
+  Event: typeof Event;
+  ProgressEvent: typeof ProgressEvent;
+  setTimeout: typeof setTimeout;
+  clearTimeout: typeof clearTimeout;
 }
 
 export interface XhrDeps {
@@ -24,6 +33,23 @@ export interface XhrDeps {
   bodies: Bodies;
   now(): number;
   resolveUrl(url: unknown): string;
+  /** What the tab's armed override answers, if one is armed. */
+  armed(): OverrideMatch | null;
+  /** The worker's answer to a matching request; null when the network is to answer it after all. */
+  ask(method: string, url: string, body: string | null): Promise<PageAnswer | null>;
+}
+
+/** A request the armed override answers: what its response getters say instead of the native's. */
+interface Answered {
+  readyState: number;
+  status: number;
+  statusText: string;
+  url: string;
+  contentType: string;
+  headers: [string, string][];
+  text: string;
+  bytes: Uint8Array[];
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 interface XhrState {
@@ -79,6 +105,8 @@ export function wrapXhr(n: XhrNatives, deps: XhrDeps): void {
       const xhr = self as XMLHttpRequest;
       const state = xhrs.get(xhr);
       if (args.length > 0) args[0] = bodies.argument(args[0], true);
+      const armed = state && !answering.has(xhr) ? deps.armed() : null;
+      if (state && armed && state.method === armed.method && withoutUserInfo(state.url) === armed.url) return override(xhr, state, target, args);
       if (state) {
         try {
           watch(xhr, state, bodies.inspect(args[0]), args[0]);
@@ -90,10 +118,137 @@ export function wrapXhr(n: XhrNatives, deps: XhrDeps): void {
     },
   });
 
-  function watch(xhr: XMLHttpRequest, state: XhrState, bodyOrPromise: Body | Promise<Body>, bodyValue: unknown): void {
+  // ── answered from a recording ─────────────────────────────────────────────
+  const answering = new WeakMap<XMLHttpRequest, Answered | null>();
+  const dispatch = n.XMLHttpRequest.prototype.dispatchEvent;
+  const decoderDecode = n.TextDecoder.prototype.decode;
+  const { setTimeout: later, clearTimeout: unlater } = n;
+  const DONE = 4;
+
+  /** The native's answer, or the recorded one's for a request the override answers. */
+  function answers(key: string, value: (a: Answered, xhr: XMLHttpRequest, args: unknown[]) => unknown): void {
+    const on = XHR;
+    const desc = Object.getOwnPropertyDescriptor(on, key);
+    const fn = desc?.get ?? desc?.value;
+    if (typeof fn !== 'function') return;
+    const wrapped = wrap(fn as (...a: unknown[]) => unknown, {
+      apply(target, self, args) {
+        const a = answering.get(self as XMLHttpRequest);
+        // Aborted while the worker is asked: it is answered by neither.
+        if (a === null && key === 'abort') answering.delete(self as XMLHttpRequest);
+        return a ? value(a, self as XMLHttpRequest, args) : apply(target, self, args);
+      },
+    });
+    Object.defineProperty(on, key, desc!.get ? { ...desc, get: wrapped } : { ...desc, value: wrapped });
+  }
+  answers('readyState', (a) => a.readyState);
+  answers('status', (a) => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.status : 0));
+  answers('statusText', (a) => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.statusText : ''));
+  answers('responseURL', (a) => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.url : ''));
+  answers('responseText', (a) => a.text);
+  answers('response', (a, xhr) => {
+    const type = xhr.responseType;
+    if (type === '' || type === 'text') return a.text;
+    if (a.readyState !== DONE) return null;
+    if (type === 'json') {
+      try {
+        return JSON.parse(a.text) as unknown;
+      } catch {
+        return null;
+      }
+    }
+    if (type === 'blob') return new Blob(a.bytes as BlobPart[], { type: a.contentType });
+    if (type !== 'arraybuffer') return null;
+    const all = new Uint8Array(a.bytes.reduce((n, b) => n + b.byteLength, 0));
+    a.bytes.reduce((at, b) => (all.set(b, at), at + b.byteLength), 0);
+    return all.buffer;
+  });
+  const headersOf = (a: Answered): [string, string][] => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.headers : []);
+  answers('getResponseHeader', (a, _, args) => {
+    const name = `${args[0] as string}`.toLowerCase();
+    const found = headersOf(a).filter(([n]) => n.toLowerCase() === name);
+    return found.length === 0 ? null : found.map(([, v]) => v).join(', ');
+  });
+  answers('getAllResponseHeaders', (a) => headersOf(a).map(([n, v]) => `${n.toLowerCase()}: ${v}\r\n`).join(''));
+  answers('abort', (a, xhr) => {
+    unlater(a.timer);
+    const sent = a.readyState !== DONE;
+    a.readyState = DONE;
+    if (sent) {
+      fire(xhr, 'readystatechange');
+      fire(xhr, 'abort');
+      fire(xhr, 'loadend');
+    }
+    a.readyState = 0;
+  });
+
+  function fire(xhr: XMLHttpRequest, type: string, loaded = 0): void {
+    apply(dispatch, xhr, [type === 'readystatechange' ? new n.Event(type) : new n.ProgressEvent(type, { loaded, total: 0, lengthComputable: false })]);
+  }
+
+  function override(xhr: XMLHttpRequest, state: XhrState, send: XMLHttpRequest['send'], args: unknown[]): void {
+    answering.set(xhr, null);
+    let bodyOrPromise: Body | Promise<Body>;
+    try {
+      bodyOrPromise = bodies.inspect(args[0]);
+    } catch {
+      bodyOrPromise = { agui: false, text: null, note: 'unreadable' };
+    }
+    void Promise.resolve(bodyOrPromise)
+      .then(async (b) => {
+        const text = b.text ?? (b.later ? await b.later() : null);
+        const got = await deps.ask(state.method, withoutUserInfo(state.url), text);
+        if (answering.get(xhr) !== null) return;
+        if (!got) {
+          answering.delete(xhr);
+          watch(xhr, state, b, args[0]);
+          apply(send, xhr, args);
+          return;
+        }
+        play(xhr, state, got, { ...b, agui: true, text, note: text !== null && text.length > LIMITS.requestBody ? 'too-large' : b.note }, args[0]);
+      })
+      .catch(() => answering.delete(xhr));
+  }
+
+  function play(xhr: XMLHttpRequest, state: XhrState, got: PageAnswer, b: Body, bodyValue: unknown): void {
+    const a: Answered = { readyState: 1, status: got.status, statusText: '', url: state.url, contentType: got.contentType, headers: [['content-type', got.contentType], ...got.headers], text: '', bytes: [], timer: undefined };
+    answering.set(xhr, a);
+    watch(xhr, state, b, bodyValue, got.by);
+    const decoder = new n.TextDecoder();
+    const start = now();
+    let loaded = 0;
+    fire(xhr, 'loadstart');
+    a.readyState = NativeXhr.HEADERS_RECEIVED;
+    fire(xhr, 'readystatechange');
+    const step = (i: number): void => {
+      if (answering.get(xhr) !== a) return;
+      const c = got.chunks[i];
+      if (!c) {
+        a.text += apply(decoderDecode, decoder, []) as string;
+        a.readyState = DONE;
+        fire(xhr, 'readystatechange');
+        fire(xhr, 'load', loaded);
+        fire(xhr, 'loadend', loaded);
+        return;
+      }
+      a.timer = later(() => {
+        a.bytes.push(c.bytes);
+        loaded += c.bytes.byteLength;
+        a.text += apply(decoderDecode, decoder, [c.bytes, { stream: true }]) as string;
+        a.readyState = NativeXhr.LOADING;
+        fire(xhr, 'readystatechange');
+        fire(xhr, 'progress', loaded);
+        step(i + 1);
+      }, c.at - (now() - start));
+    };
+    step(0);
+  }
+
+  function watch(xhr: XMLHttpRequest, state: XhrState, bodyOrPromise: Body | Promise<Body>, bodyValue: unknown, by?: number): void {
     const req: RequestInfo = {
       api: 'xhr', t: now(), method: state.method, url: state.url,
       contentType: () => state.contentType ?? bodies.contentType(null, bodyValue),
+      ...(by === undefined ? {} : { by }),
     };
     let sink: Sink | null = null;
     let headersSeen = false;

@@ -1,0 +1,86 @@
+/**
+ * Answering the page from a recording (issue #36): the form that arms the tab's override with an exchange's
+ * recording, and the banner that shows it while armed. The worker holds the override and answers; the
+ * panel only asks and shows.
+ */
+import { useState } from 'preact/hooks';
+import { FAULT_SPECS, type Pace } from '../../src/answer/index.ts';
+import type { OverrideStatus } from '../../src/messages.ts';
+import type { Acts, PanelExchange } from '../model.ts';
+
+const PACES: { label: string; pace: Pace }[] = [
+  { label: '×1', pace: 1 },
+  { label: '×2', pace: 2 },
+  { label: '×10', pace: 10 },
+  { label: 'at once', pace: 'max' },
+];
+
+/** Specs apart at whitespace before the next fault's name: a Retry-After date keeps its own spaces. */
+export const faultSpecs = (text: string): string[] => text.trim() === '' ? [] : text.trim().split(/\s+(?=[a-z][a-z-]*[:@])/);
+
+const paceLabel = (pace: Pace): string => PACES.find((p) => p.pace === pace)?.label ?? `×${pace}`;
+
+export function ArmOverride({ acts, x, onClose }: { acts: Acts; x: PanelExchange; onClose: () => void }) {
+  const [method, setMethod] = useState(x.method);
+  const [url, setUrl] = useState(x.url);
+  const [once, setOnce] = useState(true);
+  const [pace, setPace] = useState<Pace>(1);
+  const [keepIds, setKeepIds] = useState(false);
+  const [faults, setFaults] = useState('');
+  const [pinned, setPinned] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [arming, setArming] = useState(false);
+
+  const arm = async (): Promise<void> => {
+    setArming(true);
+    setError(null);
+    try {
+      const r = await acts.arm(x, { method: method.trim(), url: url.trim(), once, pace, keepIds, faults: faultSpecs(faults), pinned });
+      if ('error' in r) setError(r.error);
+      else onClose();
+    } catch (e) {
+      setError(String(e));
+    } finally {
+      setArming(false);
+    }
+  };
+
+  return (
+    <form class="override-form" data-testid="override-form" onSubmit={(e) => { e.preventDefault(); void arm(); }}>
+      <p class="muted">The page's matching requests are answered with this exchange's recorded response, in the page, without reaching the agent.</p>
+      <label>Method <input size={7} value={method} onInput={(e) => setMethod(e.currentTarget.value)} data-testid="override-method" /></label>
+      <label> URL, exactly <input size={48} value={url} onInput={(e) => setUrl(e.currentTarget.value)} data-testid="override-url" /></label>
+      <fieldset>
+        <legend>Answers</legend>
+        <label class="check"><input type="radio" name="override-once" checked={once} onChange={() => setOnce(true)} data-testid="override-once" /> the next request only</label>
+        <label class="check"><input type="radio" name="override-once" checked={!once} onChange={() => setOnce(false)} data-testid="override-every" /> every request until disarmed</label>
+      </fieldset>
+      <fieldset>
+        <legend>Pace</legend>
+        {PACES.map((p) => (
+          <label key={p.label} class="check"><input type="radio" name="override-pace" checked={pace === p.pace} onChange={() => setPace(p.pace)} data-testid={`override-pace-${p.pace}`} /> {p.label}</label>
+        ))}
+      </fieldset>
+      <label class="check"><input type="checkbox" checked={keepIds} onChange={(e) => setKeepIds(e.currentTarget.checked)} data-testid="override-keep-ids" /> Keep the recorded threadId and runId (else the request's own replace them)</label>
+      <label>Faults <input size={40} value={faults} placeholder="e.g. stall:1500@3 cut@5" title={FAULT_SPECS} onInput={(e) => setFaults(e.currentTarget.value)} data-testid="override-faults" /></label>
+      <label class="check"><input type="checkbox" checked={pinned} onChange={(e) => setPinned(e.currentTarget.checked)} data-testid="override-pinned" /> Stay armed when DevTools closes</label>
+      <div class="resend-actions">
+        <button type="submit" class="primary" disabled={arming || method.trim() === '' || url.trim() === ''} data-testid="override-arm">{arming ? 'Arming…' : 'Arm'}</button>
+        <button type="button" onClick={onClose}>Close</button>
+      </div>
+      {error !== null ? <p class="sev-error" role="alert" data-testid="override-error">Not armed: {error}</p> : null}
+    </form>
+  );
+}
+
+/** Always shown while the tab's override is armed: the page's requests it matches do not reach the agent. */
+export function OverrideBanner({ armed, acts }: { armed: OverrideStatus | null | undefined; acts: Acts | undefined }) {
+  if (!armed || !acts) return null;
+  return (
+    <p class="banner override" role="status" data-testid="override-banner" data-answered={armed.answered} data-url={armed.url}>
+      Answering {armed.method} {armed.url} from a recording, not the agent ({armed.once ? 'the next request only' : 'every request'}, {paceLabel(armed.pace)},
+      {armed.keepIds ? ' recorded ids' : ' the request\'s ids'}{armed.faults.length > 0 ? `, faults ${armed.faults.join(' ')}` : ''}): answered {armed.answered}.{' '}
+      <button type="button" onClick={() => void acts.disarm()} data-testid="override-disarm">Disarm</button>
+    </p>
+  );
+}
