@@ -33,6 +33,11 @@ export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** Each decoded frame's enforcement, the one its findings come from, with the value as received and when the chunk completing it arrived. */
   onEnforced?: (index: number, enforcement: Enforcement, received: unknown, time: number) => void;
   /**
+   * Each decoded event as received, before it is enforced: for a reader that needs only what the producer
+   * said of it (the timing reads its `timestamp`). Unlike `onEnforced`, it leaves a valid event's fast path.
+   */
+  onReceived?: (received: unknown) => void;
+  /**
    * Before and after each push, and the end: how many frames were enforced so far and the index of the
    * latest, and that the frames handled next arrive at `time` (their chunk's). A reader that needs only when
    * the events arrived (the timing) learns it once per chunk, where `onEnforced` would be once per event.
@@ -155,6 +160,7 @@ export class ExchangeAnalyzer {
       this.sink.report(item.rule, item.message, { event: about });
       return;
     }
+    this.o.onReceived?.(item.value);
     // The usual event, valid as received, needs no enforcement result unless a caller keeps it: no finding,
     // no pre-1.0 reading (it matters only for findings and for a malformed event), straight to the verifier.
     if (this.o.onEnforced === undefined && enforce.valid(item.value, this.version)) {

@@ -39,7 +39,7 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onArrival' | 'onEmit' | 'onItem'> } = {},
+  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onReceived' | 'onArrival' | 'onEmit' | 'onItem'> } = {},
 ): ExchangeReport {
   const a = new ExchangeAnalyzer({
     source: x.source,

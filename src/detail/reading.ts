@@ -93,9 +93,9 @@ export class ExchangeReading {
         tools.hooks.onInput(input.value);
       },
       onArrival: timing && o.onArrival ? (time, enforced, latest) => { o.onArrival!(time, enforced, latest); timing.hooks.onArrival(time, enforced, latest); } : timing?.hooks.onArrival ?? o.onArrival,
+      onReceived: timing && o.onReceived ? (received) => { o.onReceived!(received); timing.hooks.onReceived(received); } : timing?.hooks.onReceived ?? o.onReceived,
       onEnforced: (index, result, received, time) => {
         o.onEnforced?.(index, result, received, time);
-        timing?.hooks.onEnforced(index, result, received);
         this.settle();
         const type = isObject(received) && typeof received.type === 'string' ? received.type : null;
         this.lastType = type ?? '';

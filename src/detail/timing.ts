@@ -1,7 +1,7 @@
 /**
  * Where the time of one exchange went, read from when each event arrived: the arrival of the chunk that
  * completed its frame, ms after the request started (CapturedExchange.arrival `chunks`). It is fed by the
- * same pass that analyses the exchange (the analyzer's `onArrival`, `onEnforced` and `onItem`, and each chunk
+ * same pass that analyses the exchange (the analyzer's `onArrival`, `onReceived` and `onItem`, and each chunk
  * as it is pushed). The events that one chunk completed arrived at one time, zero apart: it keeps one entry
  * per arrival time, not per event, in typed arrays, told once per chunk, and the figures that need every gap
  * (percentiles, stalls against a threshold) are worked out from those when they are asked for.
@@ -232,7 +232,7 @@ export class TimingReading {
       if (a > 0 && time - this.times[a - 1]! > BURST_GAP_MS) this.burst = null;
       this.now = time;
     },
-    onEnforced: (_index: number, _e: unknown, received: unknown): void => {
+    onReceived: (received: unknown): void => {
       if (isObject(received) && typeof received.timestamp === 'number' && Math.abs(received.timestamp) <= MAX_DATE_MS) this.stamp(received.timestamp, this.now);
     },
     // Content deltas, most events, can only tell when the content began: the analyzer hands over the first
