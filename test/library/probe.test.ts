@@ -201,7 +201,7 @@ describe('probe: a live endpoint, checked', () => {
   it('the cap bounds the time too: a bomb read to a 8 MiB cap answers in well under 2 s', async () => {
     const started = performance.now();
     const p = await probe(`${base}/bomb`, { input, maxBytes: 8 * 2 ** 20 });
-    assert.ok(performance.now() - started < 1000, `${performance.now() - started} ms`);
+    assert.ok(performance.now() - started < 2000, `${performance.now() - started} ms`);
     assert.equal(p.exchange.chunks.reduce((n, c) => n + c.bytes.length, 0), 8 * 2 ** 20);
     assert.equal(p.transport.capped, true);
   });
