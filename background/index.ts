@@ -532,7 +532,11 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     if (s && req.part === 'toolCalls') await sliced(s.toolChecks(req.exchangeId));
     return s?.detail(req.exchangeId, req.part) ?? null;
   },
-  'agui-inspector/overview': async (req) => (await restored(req.tabId))?.overview() ?? null,
+  'agui-inspector/overview': async (req) => {
+    const s = await restored(req.tabId);
+    if (s) await sliced(s.allToolChecks());
+    return s?.overview() ?? null;
+  },
   'agui-inspector/state-at': async (req) => (await restored(req.tabId))?.stateAt(req.exchangeId, req.step) ?? null,
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
   'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),

@@ -469,6 +469,11 @@ export class Session {
     }
   }
 
+  /** Every exchange's argument checks, which the overview's tool problems wait on, for the worker to run in slices. */
+  *allToolChecks(): Generator<void, void> {
+    for (const x of this.exchanges) yield* this.toolChecks(x.view.id);
+  }
+
   /** What went wrong across the session, with the ids its problems index. */
   overview(): { ids: string[]; overview: Overview } {
     return { ids: this.exchanges.map((x) => x.view.id), overview: overviewOf(this.exchanges.map((x) => x.reading)) };

@@ -39,7 +39,14 @@ export function analyzeExchanges(exchanges: CapturedExchange[], as?: ProtocolVer
 export function analyzeExchange(
   x: Omit<CapturedExchange, 'chunks'>,
   chunks: Iterable<Chunk>,
-  o: { as?: ProtocolVersion; thread?: ThreadTracker; end?: boolean; hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onReceived' | 'onArrival' | 'onEmit' | 'onItem'> } = {},
+  o: {
+    as?: ProtocolVersion;
+    thread?: ThreadTracker;
+    end?: boolean;
+    hooks?: Pick<ExchangeAnalyzerOptions, 'onInput' | 'onEnforced' | 'onReceived' | 'onArrival' | 'onEmit' | 'onItem'>;
+    /** Handed the analyzer once the body is read, for a reading of what it holds then (its conversation). */
+    read?: (analyzer: ExchangeAnalyzer) => void;
+  } = {},
 ): ExchangeReport {
   const a = new ExchangeAnalyzer({
     source: x.source,
@@ -60,5 +67,6 @@ export function analyzeExchange(
     last = c.time;
   }
   if (o.end !== false) a.end(last, x.abandoned);
+  o.read?.(a);
   return a.report();
 }

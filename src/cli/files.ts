@@ -1,9 +1,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { constants } from 'node:buffer';
-import { analyzeExchange } from '../analyzer/index.ts';
-import type { ExchangeReport } from '../analyzer/index.ts';
-import { analyzeSession, type Timing } from '../detail/index.ts';
+import { analyzeOne, analyzeSession, type SessionExchange } from '../detail/index.ts';
 import type { Chunk } from '../exchange/index.ts';
 import { FormatError, HEAD_BYTES, isJsonLine, layoutOf, readExchanges } from '../formats/index.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
@@ -25,14 +23,10 @@ export interface CheckOptions {
   stallMs?: number;
   /** Whether the output prints timing: junit and sarif print none, so for them none is read (analyzeSession). */
   timing?: boolean;
+  /** Whether it prints the summary, which lists the tool calls their declared schemas reject: junit and sarif print none. */
+  tools?: boolean;
   maxDocumentBytes: number;
   onInputUnused: (reason: string) => void;
-}
-
-/** One exchange's report, and its timing when the file recorded when its response arrived (a response body never does). */
-export interface Checked {
-  report: ExchangeReport;
-  timing: Timing | null;
 }
 
 /** An operating-system error reading the file, as opposed to what the file holds. */
@@ -42,7 +36,7 @@ export class ReadFailure extends Error {}
  * Every exchange in a file: a response body is analysed chunk by chunk as it is read, a document parsed whole.
  * The file is read once, front to back, so a pipe (`/dev/stdin`) reads as well as a regular file.
  */
-export function checkFile(file: string, o: CheckOptions): Checked[] {
+export function checkFile(file: string, o: CheckOptions): SessionExchange[] {
   const fd = io(() => openSync(file, 'r'));
   try {
     const f = new SequentialFile(fd);
@@ -69,10 +63,10 @@ export function checkFile(file: string, o: CheckOptions): Checked[] {
   }
 }
 
-function stream(f: SequentialFile, file: string, transport: Transport, o: CheckOptions): Checked {
+function stream(f: SequentialFile, file: string, transport: Transport, o: CheckOptions): SessionExchange {
   const x = { source: file, responseContentType: MEDIA_TYPES[transport], ...(o.inputText === undefined ? {} : { requestBody: o.inputText, requestContentType: 'application/json' }) };
   try {
-    return { report: analyzeExchange(x, f.chunks(), { as: o.as }), timing: null };
+    return analyzeOne(x, f.chunks(), o);
   } catch (e) {
     // One frame is decoded as one string; a frame longer than any string can be is the file's limit, not our bug.
     if ((e as NodeJS.ErrnoException).code !== 'ERR_STRING_TOO_LONG') throw e;

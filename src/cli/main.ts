@@ -7,7 +7,7 @@ import { junit } from './junit.ts';
 import { pretty } from './pretty.ts';
 import { printable, safeJson } from './printable.ts';
 import { answerAlone, parseCommand, USAGE } from './usage.ts';
-import { toContract, type FileResult } from '../library/index.ts';
+import { fileResult, toContract, type FileResult } from '../library/index.ts';
 import { sarif } from './sarif.ts';
 
 export const FORMATS = ['pretty', 'json', 'sarif', 'junit'] as const;
@@ -71,10 +71,10 @@ function check(argv: string[], io: Io, say: (line: string) => void): number {
   const results = files.map((file): FileResult => {
     try {
       const onInputUnused = (why: string) => say(`${file}: --input not used: ${why}`);
-      // junit and sarif print neither timing nor the summary built on it: for them none is read.
-      const timing = format === 'json' || format === 'pretty';
-      const checked = checkFile(file, { inputText, as: as as ProtocolVersion | undefined, stallMs, timing, maxDocumentBytes: io.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, onInputUnused });
-      return { file, reports: checked.map((c) => c.report), timings: checked.map((c) => c.timing) };
+      // junit and sarif print neither timing nor the summary built on it and on the tool checks: for them neither is read.
+      const summary = format === 'json' || format === 'pretty';
+      const checked = checkFile(file, { inputText, as: as as ProtocolVersion | undefined, stallMs, timing: summary, tools: summary, maxDocumentBytes: io.maxDocumentBytes ?? MAX_DOCUMENT_BYTES, onInputUnused });
+      return fileResult(file, checked);
     } catch (e) {
       if (e instanceof ReadFailure) return { file, reports: [], error: `cannot read file: ${e.message}` };
       if (e instanceof FormatError) return { file, reports: [], error: e.message };

@@ -2,7 +2,7 @@ import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
 import { overview, PROBLEM_GROUPS, type Timing } from '../detail/index.ts';
 import { printable as p } from './printable.ts';
-import type { FileResult } from '../library/index.ts';
+import { sessionOf, type FileResult } from '../library/index.ts';
 
 type Paint = (code: number, s: string) => string;
 
@@ -27,7 +27,7 @@ export function pretty(results: FileResult[], colour: boolean): string {
       out.push(...exchange(x, r.timings?.[i] ?? null, c));
     });
   }
-  const session = results.flatMap((r) => r.reports.map((report, i) => ({ report, timing: r.timings?.[i] ?? null })));
+  const session = sessionOf(results);
   const o = overview(session);
   out.push(...summary(o, session.map((x) => x.report.source), c));
   out.push(

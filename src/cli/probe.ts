@@ -1,7 +1,7 @@
 /** `agui-inspector probe`: a live endpoint sent a RunAgentInput, its answer reported as `check` reports a file. */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ACCEPT, probe, ProbeError, type Redirect, type TransportSeen } from '../library/index.ts';
+import { ACCEPT, fileResult, probe, ProbeError, type Redirect, type TransportSeen } from '../library/index.ts';
 import { DEFAULT_LIMITS } from '../messages.ts';
 import { CommandError, failed, readInput, type CommandIo } from './command.ts';
 import { FORMATS, render, type Format } from './main.ts';
@@ -44,7 +44,7 @@ async function probeOrThrow(argv: string[], io: CommandIo): Promise<number> {
   }
   const p = await probe(positionals[0]!, { input, accept: values.accept, headers, timeoutMs: timeout * 1000, followSameOrigin: values['follow-same-origin'] });
   if (values.har !== undefined) writeFileSync(values.har, p.har());
-  const results = [{ file: positionals[0]!, reports: [p.report], timings: [p.timing] }];
+  const results = [fileResult(positionals[0]!, [p])];
   io.out(render(format, results, Boolean(io.colour) && !values['no-color'], { transport: p.transport }));
   if (format === 'pretty') io.out(transportLines(p.transport, values.accept));
   // A body cut at the cap was not seen whole, whatever its part says.

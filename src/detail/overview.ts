@@ -8,6 +8,7 @@
 import type { ExchangeReport } from '../analyzer/index.ts';
 import type { Finding } from '../rules/index.ts';
 import type { Timing } from './timing.ts';
+import type { RejectedCall } from './tools.ts';
 
 /** The groups, in the order they are listed: each names what the app's user suffers. */
 export const PROBLEM_GROUPS = [
@@ -49,6 +50,8 @@ export interface Overview {
 export interface OverviewExchange {
   report: ExchangeReport;
   timing: Timing | null;
+  /** The tool calls whose arguments their declared schema rejects; absent when the source did not read them (junit, sarif). */
+  rejected?: readonly RejectedCall[];
 }
 
 /** First content this late is slow whatever the session's other exchanges did. */
@@ -90,7 +93,7 @@ export function overview(all: readonly (OverviewExchange | null)[]): Overview {
   const lastRun = new Map<string, { exchange: number; run: ExchangeReport['runs'][number] }>();
   for (const { report, i } of session) for (const run of report.runs) if (run.threadId !== null) lastRun.set(run.threadId, { exchange: i, run });
 
-  for (const { report: r, timing: t, i } of session) {
+  for (const { report: r, timing: t, rejected, i } of session) {
     // An HTTP error status, a body that is no stream, a broken sequence: each is a finding, and the first error is why.
     const failedBy = r.verdict === 'failed' ? failing(r) : undefined;
     if (r.verdict === 'failed') add('failed', failedBy?.rule ?? 'failed', i, failedBy?.event ?? null, findingView(failedBy), failedBy?.message ?? 'a conforming client rejects it');
@@ -111,6 +114,12 @@ export function overview(all: readonly (OverviewExchange | null)[]): Overview {
       // The first error: a readiness item, or one the pre-1.0 client lets pass that a 1.0 one does not (a cut-off run, ids that disagree).
       const item = [...r.input.findings, ...r.findings].find((f) => f.severity === 'error');
       add('readiness', 'readiness', i, item?.event ?? null, findingView(item), `a 1.0 client would fail it${item ? `: ${item.message}` : ''}`);
+    }
+    for (const call of rejected ?? []) {
+      const [first] = call.errors;
+      // The parser's own words differ between engines, and the CLI's summary must read as the panel's: the Tools view has them.
+      const why = call.status === 'unparsed' ? 'arguments that are not JSON, which the application cannot parse' : `arguments its declared parameters schema rejects${first ? ` (${first.path === '' ? 'the root' : first.path}: ${first.message})` : ''}`;
+      add('tools', 'tool-args-rejected', i, call.startEvent, 'tools', `frontend tool call ${call.name} (${call.id}) has ${why}`);
     }
     if (t) {
       const fc = t.firstContentMs;

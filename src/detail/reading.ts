@@ -14,7 +14,7 @@ import { conversationOf, convDiff, keptChanges, type ConvDiff, type ConvMessage,
 import { SubagentTracker } from './run-tree.ts';
 import { stateDiff, type StateDiff } from './state-diff.ts';
 import { ThreadTiming, TimingReading } from './timing.ts';
-import { ToolCallsReading, ToolThread } from './tools.ts';
+import { ToolCallsReading, ToolThread, type RejectedCall } from './tools.ts';
 import type { Arrival } from '../exchange/index.ts';
 import { overview, type Overview } from './overview.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type FieldRow, type FieldStatus, type InputDetail, type RunRow, type StrippedMember } from './types.ts';
@@ -232,6 +232,11 @@ export class ExchangeReading {
     return this.tools.settle(conversationOf(this.analyzer.consumer), this.report().consumerVersion);
   }
 
+  /** The closed tool calls whose arguments their declared schema rejects (checking those not checked yet: settle `toolChecks` first to spread them). */
+  rejectedCalls(report: ExchangeReport = this.report()): RejectedCall[] {
+    return this.tools.rejected(() => conversationOf(this.analyzer.consumer), report.consumerVersion);
+  }
+
   /** The state after state step `n` (an index into the `states` part); null when there is no such step. */
   stateAt(n: number): { state: unknown } | null {
     const step = this.steps[n];
@@ -311,7 +316,7 @@ export function overviewOf(readings: readonly (ExchangeReading | null)[]): Overv
     if (!r) return null;
     try {
       const report = r.report();
-      return { report, timing: r.part('timing', report) };
+      return { report, timing: r.part('timing', report), rejected: r.rejectedCalls(report) };
     } catch {
       return null;
     }

@@ -9,9 +9,8 @@
  * A source that recorded only a HAR entry's timings gives time to first byte and duration; the members
  * that need each event's arrival are null. A source that recorded no time at all has no timing.
  */
-import { analyzeExchange, ThreadTracker, type Ev, type ExchangeReport, type InputAnalysis } from '../analyzer/index.ts';
-import { sentAtOf, type Arrival, type CapturedExchange, type Chunk } from '../exchange/index.ts';
-import type { ProtocolVersion } from '../rules/index.ts';
+import type { Ev, InputAnalysis } from '../analyzer/index.ts';
+import type { Arrival, Chunk } from '../exchange/index.ts';
 import { asString, isObject, type JsonObject } from '../json.ts';
 import { declaredTools, toolSide, type ToolSide } from './tool-side.ts';
 
@@ -513,20 +512,4 @@ export class ThreadTiming {
       this.pending.set(s.id, { at: sentAt + at, runId: s.runId, ...(s.name !== undefined ? { name: s.name } : {}) });
     }
   }
-}
-
-/**
- * The reports and timings of a recorded session's exchanges, in the order they began, each from one pass
- * over its chunks: what the CLI prints. An exchange whose source recorded no times has a null timing, and
- * so has every exchange when `timing` is false (an output that prints none: junit, sarif).
- */
-export function analyzeSession(exchanges: CapturedExchange[], o: { as?: ProtocolVersion; stallMs?: number; timing?: boolean } = {}): { report: ExchangeReport; timing: Timing | null }[] {
-  const thread = new ThreadTracker();
-  const threadTiming = new ThreadTiming();
-  return exchanges.map((x) => {
-    const timing = x.arrival && o.timing !== false ? new TimingReading({ arrival: x.arrival, stallMs: o.stallMs, thread: threadTiming, sentAt: sentAtOf(x) }) : null;
-    const report = analyzeExchange(x, timing ? timing.tap(x.chunks) : x.chunks, { as: o.as, thread, hooks: timing?.hooks });
-    timing?.end();
-    return { report, timing: timing?.timing() ?? null };
-  });
 }

@@ -64,6 +64,19 @@ export interface ToolCallRow {
   later: LaterRequest | null;
 }
 
+/**
+ * A closed call of a tool the input declares whose arguments the application cannot take: text that is
+ * not JSON, or a value the tool's `parameters` schema rejects. What the session overview lists.
+ */
+export interface RejectedCall {
+  id: string;
+  name: string;
+  startEvent: number;
+  status: 'invalid' | 'unparsed';
+  /** The schema's mismatches (`invalid`). */
+  errors: SchemaError[];
+}
+
 /** A call's closed arguments as checked: the text, what it parsed to (absent when it did not parse), and the check. */
 interface Verdict {
   text: string;
@@ -160,6 +173,11 @@ export class ToolCallsReading {
     },
   };
 
+  /** Whether the input declares any tool: without one, no call can be `rejected`. */
+  get declaresAny(): boolean {
+    return this.declared.size > 0;
+  }
+
   /** Whether `name` is a tool the input declares: a call of it is a frontend call. */
   declares(name: string | undefined): boolean {
     return name !== undefined && this.declared.has(name);
@@ -223,6 +241,22 @@ export class ToolCallsReading {
       this.verdict(c.id, call?.name ?? '', call?.arguments ?? '', v);
       yield;
     }
+  }
+
+  /** The closed calls of declared tools whose arguments are no JSON or fail the tool's schema, checking those not checked yet. */
+  rejected(conversation: () => ConvMessage[], v: ProtocolVersion): RejectedCall[] {
+    // Only an application's own tools are its to execute: without one declared, the conversation is not even read.
+    if (this.calls.length === 0 || !this.declaresAny) return [];
+    const held = heldCalls(conversation());
+    const out: RejectedCall[] = [];
+    for (const c of this.calls) {
+      const call = held.get(c.id);
+      if (c.endEvent === null || !call || !this.declared.has(call.name)) continue;
+      const { args } = this.verdict(c.id, call.name, call.arguments, v);
+      // No argument text at all is how agents commonly call a tool that takes none: not listed as a defect.
+      if (args.status === 'invalid' || (args.status === 'unparsed' && call.arguments !== '')) out.push({ id: c.id, name: call.name, startEvent: c.startEvent, status: args.status, errors: args.errors.slice() });
+    }
+    return out;
   }
 
   private known(id: string, text: string, v: ProtocolVersion): Verdict | undefined {

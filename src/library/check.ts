@@ -3,13 +3,12 @@
  * array of events, a HAR or a fixture as parsed JSON. They read it with the readers `agui-inspector check`
  * reads files with and analyse it in one pass, so a library user gets the report the CLI prints.
  */
-import { analyzeSession, type Timing } from '../detail/index.ts';
-import type { ExchangeReport } from '../analyzer/index.ts';
+import { analyzeSession, type SessionExchange } from '../detail/index.ts';
 import type { CapturedExchange } from '../exchange/index.ts';
 import { readExchanges } from '../formats/index.ts';
 import { isObject } from '../json.ts';
 import type { ProtocolVersion } from '../rules/index.ts';
-import { toContract, type Contract } from './report.ts';
+import { fileResult, toContract, type Contract } from './report.ts';
 
 /**
  * What can be checked: a file's content (text or bytes: SSE, protobuf, JSONL, a JSON array of events, a
@@ -45,13 +44,12 @@ export function exchangesOf(source: Checkable, o: Pick<CheckOptions, 'input' | '
   return readExchanges(bytesOf(source), o.name ?? 'input', { inputText, onInputUnused: o.onInputUnused });
 }
 
-/** Every exchange's full report and timing, in order, resume coverage judged across them. */
-export function analyze(source: Checkable, o: CheckOptions = {}): { report: ExchangeReport; timing: Timing | null }[] {
+/** Every exchange's full report, timing and rejected tool calls, in order, resume coverage judged across them. */
+export function analyze(source: Checkable, o: CheckOptions = {}): SessionExchange[] {
   return analyzeSession(exchangesOf(source, o), o);
 }
 
 /** The JSON report `agui-inspector check --format json` prints for the same content. */
 export function check(source: Checkable, o: CheckOptions = {}): Contract {
-  const analysed = analyze(source, o);
-  return toContract([{ file: o.name ?? 'input', reports: analysed.map((a) => a.report), timings: analysed.map((a) => a.timing) }]);
+  return toContract([fileResult(o.name ?? 'input', analyze(source, o))]);
 }

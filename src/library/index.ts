@@ -7,7 +7,7 @@ export { analyze, check, exchangesOf, type Checkable, type CheckOptions } from '
 export { consumerView, diff, DIFFERENCE_KINDS, type Difference, type DifferenceKind, type DiffOptions, type ExchangeSeen, type MessageSeen, type RunSeen, type ToolCallSeen } from './diff.ts';
 export { ACCEPT, probe, ProbeError, type Probe, type ProbeOptions, type Redirect, type TransportSeen } from './probe.ts';
 export { DEFAULT_BUDGET, DEFAULT_TIME_LIMIT_MS, reduce, ReduceError, type ReduceOptions, type Reduction } from './reduce.ts';
-export { statusOf, toContract, type Contract, type ContractExchange, type FileResult } from './report.ts';
+export { fileResult, sessionOf, statusOf, toContract, type Contract, type ContractExchange, type FileResult } from './report.ts';
 export { FormatError } from '../formats/index.ts';
 export type { CapturedExchange, Chunk } from '../exchange/index.ts';
 export type { ExchangeReport, RunReport } from '../analyzer/index.ts';

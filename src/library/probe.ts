@@ -6,8 +6,7 @@
  * streaming), and the keep-alive comments it carried.
  */
 import { bytesOnlyAnalysis, MAX_CAPTURE_BYTES, type CapturedExchange, type Chunk } from '../exchange/index.ts';
-import { analyzeSession, type Timing } from '../detail/index.ts';
-import type { ExchangeReport } from '../analyzer/index.ts';
+import { analyzeSession, type SessionExchange } from '../detail/index.ts';
 import { writeHar } from '../formats/index.ts';
 import { TOOL } from '../meta.ts';
 
@@ -59,10 +58,8 @@ export interface TransportSeen {
   redirects: Redirect[];
 }
 
-export interface Probe {
+export interface Probe extends SessionExchange {
   exchange: CapturedExchange;
-  report: ExchangeReport;
-  timing: Timing | null;
   transport: TransportSeen;
   /** The Inspector's recording of the exchange: `check`, `replay`, `reduce` and `diff` read it. */
   har(): string;
@@ -194,8 +191,7 @@ export async function probe(url: string, o: ProbeOptions): Promise<Probe> {
   };
   return {
     exchange,
-    report: analysed!.report,
-    timing: analysed!.timing,
+    ...analysed!,
     transport,
     har: () => writeHar([exchange], { creator: { name: TOOL.name, version: TOOL.version } }),
   };

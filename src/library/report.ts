@@ -1,5 +1,5 @@
 import type { ExchangeReport, RunReport } from '../analyzer/index.ts';
-import { overview, type Overview, type Timing } from '../detail/index.ts';
+import { overview, type Overview, type OverviewExchange, type RejectedCall, type SessionExchange, type Timing } from '../detail/index.ts';
 
 /** What one file (or one value handed to the library) produced: its exchanges' reports, or why it could not be read. */
 export interface FileResult {
@@ -7,7 +7,22 @@ export interface FileResult {
   reports: ExchangeReport[];
   /** Each report's timing, by the same index; absent or null where the file recorded no times. */
   timings?: (Timing | null)[];
+  /** Each report's tool calls that their declared schemas reject, by the same index; absent where none were read. */
+  rejected?: (readonly RejectedCall[] | undefined)[];
   error?: string;
+}
+
+/** A file's result from its analysed exchanges. */
+export function fileResult(file: string, analysed: readonly SessionExchange[]): FileResult {
+  return { file, reports: analysed.map((a) => a.report), timings: analysed.map((a) => a.timing), rejected: analysed.map((a) => a.rejected) };
+}
+
+/** Every file's exchanges as one session, in order: what the summary is made of. */
+export function sessionOf(results: readonly FileResult[]): OverviewExchange[] {
+  return results.flatMap((r) => r.reports.map((report, i) => {
+    const rejected = r.rejected?.[i];
+    return { report, timing: r.timings?.[i] ?? null, ...(rejected ? { rejected } : {}) };
+  }));
 }
 
 /** One exchange in the documented `--format json` contract. */
@@ -25,7 +40,6 @@ export interface Contract {
 
 /** The documented `--format json` contract: exactly these keys, so consumers can rely on them. */
 export function toContract(results: FileResult[]): Contract {
-  const session = results.flatMap((r) => r.reports.map((report, i) => ({ report, timing: r.timings?.[i] ?? null })));
   return {
     exchanges: results.flatMap((r) =>
       r.reports.map((x, i) => ({
@@ -42,7 +56,7 @@ export function toContract(results: FileResult[]): Contract {
         ...(x.transport ? { transport: x.transport } : {}),
       })),
     ),
-    summary: overview(session),
+    summary: overview(sessionOf(results)),
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { answer, editedSource, faultName, paced, parseFault, type AnswerOptions, type AnswerSource } from '../../src/answer/index.ts';
 import type { CapturedExchange, Chunk } from '../../src/exchange/index.ts';
-import { analyzeSession } from '../../src/detail/timing.ts';
+import { analyzeSession } from '../../src/detail/session.ts';
 import { startReplay } from '../../src/cli/replay.ts';
 import { decoderFor } from '../../src/wire/index.ts';
 import { runHttpAgent } from '../demo/helpers.ts';

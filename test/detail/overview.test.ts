@@ -76,6 +76,30 @@ test('a later request that answers a frontend call, or resumes an interrupt, tak
   assert.deepEqual(overview(analyzeSession([first, answer])).problems.map((p) => p.kind), []);
 });
 
+test("calls of the input's own tools whose arguments are no JSON or fail the tool's schema are listed; a backend call's are not, nor are they read for junit or sarif", () => {
+  const tools = [{ name: 'book', description: 'book a table', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  const call = (id: string, name: string, args: string) => [
+    { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: name }, { type: 'TOOL_CALL_ARGS', toolCallId: id, delta: args }, { type: 'TOOL_CALL_END', toolCallId: id },
+  ];
+  const session = [
+    run('fine', [...call('ok', 'book', '{"city":"Oslo"}'), { type: 'TOOL_CALL_RESULT', messageId: 'r0', toolCallId: 'ok', content: 'booked' }, finished('fine')], { input: { tools } }),
+    run('bad', [
+      ...call('c1', 'book', '{"city":3}'),
+      ...call('c2', 'book', '{"city":'),
+      // The agent's own tool: its result came in the stream, and its arguments are the agent's business.
+      ...call('c3', 'search', 'not json'), { type: 'TOOL_CALL_RESULT', messageId: 'r3', toolCallId: 'c3', content: 'found' },
+      // Still open when the run ended: a prefix, which no one acts on.
+      { type: 'TOOL_CALL_START', toolCallId: 'c4', toolCallName: 'book' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c4', delta: '{' },
+      { type: 'RUN_ERROR', message: 'gave up' },
+    ], { input: { tools } }),
+  ];
+  const problems = overview(analyzeSession(session)).problems.filter((p) => p.kind === 'tool-args-rejected');
+  assert.deepEqual(problems.map((p) => [session[p.exchange]!.source, p.event, p.view]), [['bad', 1], ['bad', 4]].map(([x, e]) => [x, e, 'tools']));
+  assert.match(problems[0]!.text, /^frontend tool call book \(c1\) has arguments its declared parameters schema rejects \(\/city: .+\)$/);
+  assert.match(problems[1]!.text, /^frontend tool call book \(c2\) has arguments that are not JSON, which the application cannot parse$/);
+  assert.equal(analyzeSession(session, { tools: false })[1]!.rejected, undefined, 'not read when not asked for');
+});
+
 test('the overview costs a pass over the exchanges: four times the session, about four times the time', () => {
   const one = analyzeSession(Array.from({ length: 250 }, (_, i) => run(`x${i}`, [...text(`m${i}`), finished(`x${i}`, i % 3 ? {} : { runId: 'other' })], { version: false })));
   const four = [...one, ...one, ...one, ...one];

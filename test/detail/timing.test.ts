@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ExchangeReading, SessionReader, type Timing } from '../../src/detail/index.ts';
 import type { Arrival, CapturedExchange } from '../../src/exchange/index.ts';
 import { readExchanges, writeHar } from '../../src/formats/index.ts';
-import { analyzeSession } from '../../src/detail/timing.ts';
+import { analyzeSession } from '../../src/detail/session.ts';
 
 const SSE = 'text/event-stream';
 const enc = new TextEncoder();

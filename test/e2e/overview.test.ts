@@ -94,7 +94,7 @@ async function readOverview(): Promise<OverviewRead> {
   await e2e.settle(() => rows().length === 1);
   const stallRows = shown();
   set('list-filter-endpoint', '');
-  await e2e.settle(() => rows().length === 6);
+  await e2e.settle(() => rows().length === 7);
   const sortDuration = (): void => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.click();
   sortDuration();
   await e2e.settle(() => document.querySelector<HTMLElement>('[data-testid=sort-duration]')!.dataset.sort === 'asc');
@@ -131,11 +131,12 @@ const SESSION: DemoStep[] = [
   ['misbehave-identity', { threadId: 'thread-ids', delay: 1 }],
   ['stall', { threadId: 'thread-stall', delay: 1 }],
   ['misbehave-state', { threadId: 'thread-state', delay: 1 }],
+  ['misbehave-tool-args', { threadId: 'thread-tools', delay: 1 }],
 ];
 
 const settled = (): boolean => {
   const all = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')];
-  return all.length === 6 && all.every((r) => r.dataset.verdict !== 'pending' && r.dataset.verdict !== 'unanalysed');
+  return all.length === 7 && all.every((r) => r.dataset.verdict !== 'pending' && r.dataset.verdict !== 'unanalysed');
 };
 
 function check(r: OverviewRead): void {
@@ -145,6 +146,11 @@ function check(r: OverviewRead): void {
     ['failed', 'lifecycle/truncated', 3],
     ['failed', 'identity/run-id-mismatch', 4],
     ['time', 'stall', 5],
+    // The call its schema rejects and the torn one, each also left unanswered: two problems of each call, at its start.
+    ['tools', 'tool-args-rejected', 7],
+    ['tools', 'tool-unanswered', 7],
+    ['tools', 'tool-args-rejected', 7],
+    ['tools', 'tool-unanswered', 7],
     ['state', 'state/patch-failed', 6],
   ]);
   assert.ok(!r.problems.some((p) => p.row === 1), 'the clean chat adds nothing');
@@ -161,7 +167,7 @@ function check(r: OverviewRead): void {
   assert.deepEqual(r.list.failed, [2, 3, 4], 'the verdict filter keeps the failed exchanges, numbered as captured');
   assert.deepEqual(r.list.stall, [5], 'the endpoint filter, case-insensitive');
   assert.equal(r.list.longest[0], 5, 'longest first: the stalled exchange');
-  assert.deepEqual([...r.list.longest].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6], 'every exchange still listed');
+  assert.deepEqual([...r.list.longest].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7], 'every exchange still listed');
   // The CLI's summary of the same session, exported, is the panel's list.
   const dir = mkdtempSync(join(tmpdir(), 'agui-overview-'));
   writeFileSync(join(dir, 'session.har'), r.har);
