@@ -21,7 +21,10 @@ import type { SocketExchange } from '../exchange/index.ts';
 export interface ExchangeAnalyzerOptions extends ExchangeOptions {
   /** HTTP status of the response, when known; an error status means the producer rejected the input. */
   status?: number;
-  /** The exchange ran on a WebSocket (CapturedExchange.socket): a custom binding, to which HTTP's rules do not apply. */
+  /**
+   * The exchange ran on a WebSocket (CapturedExchange.socket): a custom binding, to which HTTP's rules do not
+   * apply. `cutBy` is read at `end()`: a live socket's close is known only then.
+   */
   websocket?: Pick<SocketExchange, 'cutBy'>;
   /** Cross-exchange state of the session this exchange belongs to (resume coverage). */
   thread?: ThreadTracker;
@@ -100,7 +103,6 @@ export class ExchangeAnalyzer {
     });
     // A socket's upgrade status (101) answers the handshake, not the input (basic/transports#custom-transports).
     this.rejected = !o.websocket && o.status !== undefined && (o.status < 200 || o.status >= 300);
-    if (o.websocket) reportWebSocket(this.sink, o.websocket.cutBy);
     if (this.rejected) {
       this.sink.report(HTTP_RULES.httpStatus, `The agent answered HTTP ${o.status}: the input was rejected before any run started${this.input.verdict === 'invalid' ? ' (as it must be: the input is malformed)' : ''}`);
     }
@@ -138,6 +140,7 @@ export class ExchangeAnalyzer {
     if (this.ended) return;
     this.ended = true;
     if (this.rejected) return;
+    if (this.o.websocket) reportWebSocket(this.sink, this.o.websocket.cutBy);
     this.o.onArrival?.(time, this.enforced, this.latest);
     for (const item of this.decoder.end(time)) this.item(item);
     this.o.onArrival?.(time, this.enforced, this.latest);

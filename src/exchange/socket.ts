@@ -85,7 +85,6 @@ const ID_MEMBERS = ['messageId', 'toolCallId', 'parentMessageId'] as const;
 
 /** An exchange being read off the socket. */
 class Open {
-  readonly chunks: Chunk[] = [];
   encoding: Encoding | null = null;
   readonly ids = new Set<string>();
   /** The runId of the last RUN_STARTED, which a terminal event naming no run ends. */
@@ -95,7 +94,6 @@ class Open {
   constructor(
     readonly input: JsonObject,
     readonly frame: SocketFrame,
-    readonly index: number,
   ) {}
 
   /** Whether the event ends the run the input asked for (basic/transports#the-binding-contract). */
@@ -105,14 +103,15 @@ class Open {
     return runId === this.input.runId;
   }
 
-  take(event: Carried, time: number): void {
+  /** The event as its stream's chunk, timed from the input frame. */
+  take(event: Carried, time: number): Chunk {
     this.encoding ??= event.encoding;
-    // Seconds since epoch hold a microsecond at best (a double's 2^-22 s there): finer digits of a difference are rounding.
-    this.chunks.push({ time: Math.round((time - this.frame.time) * 1e6) / 1e3, bytes: event.bytes });
     const v = event.value;
     if (v.type === 'RUN_STARTED') this.current = v.runId;
     for (const m of ID_MEMBERS) if (typeof v[m] === 'string') this.ids.add(v[m] as string);
     if (this.ends(v)) this.done = true;
+    // Seconds since epoch hold a microsecond at best (a double's 2^-22 s there): finer digits of a difference are rounding.
+    return { time: Math.round((time - this.frame.time) * 1e6) / 1e3, bytes: event.bytes };
   }
 }
 
@@ -141,46 +140,92 @@ function isoDate(seconds: number): string | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
 
+/** What one frame did to the socket's exchanges; `exchange` counts them in the order their inputs were sent. */
+export type SocketStep =
+  /** The frame at `frame` (its index on the socket) carried a RunAgentInput: exchange `exchange` opened. */
+  | { k: 'open'; exchange: number; frame: number }
+  /** An event of the exchange's stream: its body's bytes and time; `contentType` is its stream's media type, its first event's. */
+  | { k: 'event'; exchange: number; contentType: string; chunk: Chunk }
+  /** The event before it was the requested run's terminal event: the exchange ended. */
+  | { k: 'end'; exchange: number };
+
+const mediaTypeOf = (encoding: Encoding | null): string => MEDIA_TYPES[encoding === 'protobuf' ? 'protobuf' : 'jsonl'];
+
 /**
- * The AG-UI exchanges on a socket, in the order their inputs were sent; `source` names the k-th.
- * A server event frame before any input, a frame that is neither input nor event, and an event frame
- * of the other encoding than its exchange's stream are no exchange's: they stay in `connection.frames`.
+ * A socket read a frame at a time, as a recorder receives it: which exchange each frame opens, feeds or
+ * ends. A server event frame before any input, a frame that is neither input nor event, and an event
+ * frame of the other encoding than its exchange's stream are no exchange's: they stay the socket's.
  */
-export function socketExchanges(connection: SocketConnection, source: (k: number) => string): CapturedExchange[] {
-  const all: Open[] = [];
-  let open: Open[] = [];
-  let last: Open | null = null;
-  for (const [index, frame] of connection.frames.entries()) {
+export class SocketReader {
+  private readonly all: Open[] = [];
+  private open: Open[] = [];
+  private last: Open | null = null;
+  private frames = 0;
+
+  push(frame: SocketFrame): SocketStep[] {
+    const index = this.frames++;
     if (frame.type === 'send') {
       const input = typeof frame.data === 'string' ? runAgentInputIn(frame.data) : null;
-      if (input) {
-        const x = new Open(input, frame, index);
-        all.push(x);
-        open.push(x);
-      }
-      continue;
+      if (!input) return [];
+      const x = new Open(input, frame);
+      this.open.push(x);
+      return [{ k: 'open', exchange: this.all.push(x) - 1, frame: index }];
     }
+    const steps: SocketStep[] = [];
     for (const event of eventsIn(frame) ?? []) {
-      const x = routeOf(event.value, open, last);
+      const x = routeOf(event.value, this.open, this.last);
       if (!x || (x.encoding !== null && x.encoding !== event.encoding)) continue;
-      x.take(event, frame.time);
-      last = x;
-      if (x.done) open = open.filter((o) => o !== x);
+      const exchange = this.all.indexOf(x);
+      steps.push({ k: 'event', exchange, contentType: mediaTypeOf(event.encoding), chunk: x.take(event, frame.time) });
+      this.last = x;
+      if (!x.done) continue;
+      this.open = this.open.filter((o) => o !== x);
+      steps.push({ k: 'end', exchange });
+    }
+    return steps;
+  }
+
+  /** Whether exchange `k` reached its requested run's terminal event; one that did not is cut by the socket's close. */
+  finished(k: number): boolean {
+    return this.all[k]?.done ?? false;
+  }
+}
+
+/**
+ * The AG-UI exchanges on a socket, in the order their inputs were sent; `source` names the k-th. What no
+ * exchange takes (SocketReader) stays in `connection.frames`.
+ */
+export function socketExchanges(connection: SocketConnection, source: (k: number) => string): CapturedExchange[] {
+  const reader = new SocketReader();
+  const out: CapturedExchange[] = [];
+  for (const frame of connection.frames) {
+    for (const step of reader.push(frame)) {
+      if (step.k === 'open') out.push(socketExchange(connection, step.frame, source(step.exchange)));
+      else if (step.k === 'event') {
+        const x = out[step.exchange]!;
+        if (x.chunks.length === 0) x.responseContentType = step.contentType;
+        x.chunks.push(step.chunk);
+      }
     }
   }
-  return all.map((x, k) => {
-    const captured: CapturedExchange = {
-      source: source(k),
-      url: connection.url,
-      requestBody: x.frame.data as string,
-      responseContentType: MEDIA_TYPES[x.encoding === 'protobuf' ? 'protobuf' : 'jsonl'],
-      chunks: x.chunks,
-      arrival: 'chunks',
-      transport: 'websocket',
-      socket: { connection, input: x.index, cutBy: x.done ? null : connection.close },
-    };
-    const started = isoDate(x.frame.time);
-    if (started !== undefined) captured.startedDateTime = started;
-    return captured;
-  });
+  for (const [k, x] of out.entries()) if (!reader.finished(k)) x.socket!.cutBy = connection.close;
+  return out;
+}
+
+/** Exchange `input` (the index of the frame carrying it) of the socket, before any of its stream. */
+export function socketExchange(connection: SocketConnection, input: number, source: string): CapturedExchange {
+  const frame = connection.frames[input]!;
+  const captured: CapturedExchange = {
+    source,
+    url: connection.url,
+    requestBody: frame.data as string,
+    responseContentType: mediaTypeOf(null),
+    chunks: [],
+    arrival: 'chunks',
+    transport: 'websocket',
+    socket: { connection, input, cutBy: null },
+  };
+  const started = isoDate(frame.time);
+  if (started !== undefined) captured.startedDateTime = started;
+  return captured;
 }
