@@ -10,12 +10,18 @@
  * otherwise judge a stream with a hole in it). Event records kept for the timeline count against
  * `maxEvents`; beyond it they are dropped while the analysis itself continues. Every drop is counted.
  *
+ * A recorded WebSocket is kept whole (its `SocketConnection`, every frame counted against the caps) and
+ * read by a `SocketReader` as its frames come: each exchange on it becomes a session exchange like an HTTP
+ * one (api `websocket`), analysed as its events arrive and ended by its requested run's terminal event or by
+ * the socket's close, which truncates an unfinished run (basic/transports#the-binding-contract). A frame
+ * over the caps caps the socket: none of its later frames is kept and its open exchanges' analyses stop.
+ *
  * Capture is queued as it arrives and applied by `work`, a bounded step at a time (one message, or one
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
 import { overviewOf, SessionReader, type DetailPart, type Overview, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
-import type { CapturedExchange, Chunk } from '../src/exchange/index.ts';
+import { sentAtOf, socketExchange, SocketReader, type CapturedExchange, type Chunk, type SocketConnection } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
@@ -38,6 +44,17 @@ interface Exchange {
   fresh: EventView[];
   /** Changed since panels were last told. */
   changed: boolean;
+  /** An exchange on a WebSocket: what its socket reader made of it, which export writes and the analysis reads its close from. */
+  socket?: CapturedExchange;
+}
+
+/** A recorded WebSocket and the exchanges on it, in the order their inputs were sent. */
+interface Socket {
+  connection: SocketConnection;
+  reader: SocketReader;
+  exchanges: Exchange[];
+  /** A frame did not fit the caps: the rest of the socket is dropped. */
+  capped: boolean;
 }
 
 /** Capture messages waiting to be applied, as the relay batched them. */
@@ -81,6 +98,7 @@ export function freshRef(): number {
 export class Session {
   private exchanges: Exchange[] = [];
   private byKey = new Map<string, Exchange>();
+  private sockets = new Map<string, Socket>();
   private reader = new SessionReader();
   private events = 0;
   private bytes = 0;
@@ -160,6 +178,7 @@ export class Session {
     }
     this.exchanges = [];
     this.byKey.clear();
+    this.sockets.clear();
     this.reader = new SessionReader();
     this.events = 0;
     this.budget.held -= this.bytes;
@@ -270,17 +289,11 @@ export class Session {
       this.cap(x);
       return true;
     }
+    if (msg.k === 'socket' || msg.k === 'frame' || msg.k === 'close') return yield* this.applyingSocket(`${doc}:ws${msg.id}`, msg);
     const key = `${doc}:${msg.id}`;
-    if (this.unrecorded.has(key)) {
-      if (msg.k === 'end') this.unrecorded.delete(key);
-      return false;
-    }
+    if (this.letGo(key, msg.k === 'end')) return false;
     if (msg.k === 'open') {
-      if (this.byKey.has(key)) return this.refuse('rejected');
-      if (!this.recording && !this.replaying) {
-        this.unrecorded.add(key);
-        return false;
-      }
+      if (!this.starts(key, this.byKey.has(key))) return false;
       if (this.exchanges.length >= MAX_EXCHANGES) return this.refuse('exchanges');
       const head = weight(msg.url, msg.method, msg.requestContentType);
       if (!this.hold(head)) {
@@ -329,27 +342,7 @@ export class Session {
           status: msg.status, statusText: msg.statusText, contentType: msg.contentType, url: msg.url,
           redirected: msg.redirected, reconstructed: msg.reconstructed, receivedAt: msg.t,
         };
-        this.analyse(x, () => {
-          x.reading = this.reader.read({
-            source: x.view.url,
-            requestBody: x.view.request.body ?? undefined,
-            contentType: msg.contentType ?? '',
-            status: msg.status,
-            sentAt: x.view.startedAt,
-            arrival: 'chunks',
-            onEvent: (record) => {
-              if (this.events >= this.limits.maxEvents) return this.drop('events');
-              this.events++;
-              const ev = eventView(record);
-              x.events.push(ev);
-              x.fresh.push(ev);
-            },
-            // The views' detail of a frame is kept with its event record, within the same cap.
-            keep: (index) => x.events.at(-1)?.index === index,
-          });
-          // Their tool calls now say what this request did with them: the panels ask for them again.
-          for (const earlier of x.reading.revisits) for (const y of this.exchanges) if (y.reading === earlier) y.changed = true;
-        });
+        this.read(x, msg.contentType ?? '', msg.status, x.view.startedAt);
         return true;
       }
       case 'chunk': {
@@ -376,6 +369,141 @@ export class Session {
         if (!x.view.capped) this.analyse(x, () => x.reading?.end(msg.t - x.view.startedAt, byThePage(msg.outcome)));
         return true;
     }
+  }
+
+  /** Begins the exchange's analysis, once what its response is is known. */
+  private read(x: Exchange, contentType: string, status: number, sentAt: number | undefined): void {
+    this.analyse(x, () => {
+      x.reading = this.reader.read({
+        source: x.view.url,
+        requestBody: x.view.request.body ?? undefined,
+        contentType,
+        status,
+        sentAt,
+        ...(x.socket ? { websocket: x.socket.socket } : {}),
+        arrival: 'chunks',
+        onEvent: (record) => {
+          if (this.events >= this.limits.maxEvents) return this.drop('events');
+          this.events++;
+          const ev = eventView(record);
+          x.events.push(ev);
+          x.fresh.push(ev);
+        },
+        // The views' detail of a frame is kept with its event record, within the same cap.
+        keep: (index) => x.events.at(-1)?.index === index,
+      });
+      // Their tool calls now say what this request did with them: the panels ask for them again.
+      for (const earlier of x.reading.revisits) for (const y of this.exchanges) if (y.reading === earlier) y.changed = true;
+    });
+  }
+
+  /** Whether a message of `key` goes as quietly as its unrecorded start did; `last` is its final message. */
+  private letGo(key: string, last: boolean): boolean {
+    if (!this.unrecorded.has(key)) return false;
+    if (last) this.unrecorded.delete(key);
+    return true;
+  }
+
+  /** Whether the exchange or socket `key` starting now is recorded: not one `known` already, nor begun while paused. */
+  private starts(key: string, known: boolean): boolean {
+    if (known) return this.refuse('rejected');
+    if (this.recording || this.replaying) return true;
+    this.unrecorded.add(key);
+    return false;
+  }
+
+  /** Applies a message of a recorded WebSocket (`key`), pausing between frames of its exchanges' events. */
+  private *applyingSocket(key: string, msg: Extract<PageMessage, { k: 'socket' | 'frame' | 'close' }>): Generator<void, boolean> {
+    if (this.letGo(key, msg.k === 'close')) return false;
+    if (msg.k === 'socket') {
+      if (!this.starts(key, this.sockets.has(key))) return false;
+      if (!this.hold(weight(msg.url))) {
+        this.unrecorded.add(key);
+        this.drop('exchanges', 1, weight(msg.url));
+        return false;
+      }
+      const connection: SocketConnection = { url: msg.url, startedDateTime: new Date(msg.t).toISOString(), frames: [], close: null };
+      this.sockets.set(key, { connection, reader: new SocketReader(), exchanges: [], capped: false });
+      return true;
+    }
+    const s = this.sockets.get(key);
+    if (!s || s.connection.close) return this.refuse('rejected');
+    if (msg.k === 'close') {
+      this.count(weight(msg.reason));
+      // The HAR convention's seconds, as the frames are timed (SocketFrame).
+      const close = s.connection.close = { code: msg.code, reason: msg.reason, time: msg.t / 1000 };
+      for (const [k, x] of s.exchanges.entries()) {
+        if (x.view.endedAt !== null) continue;
+        // Read by the analysis at its end (ExchangeAnalyzerOptions.websocket): the close cut this run short.
+        if (!s.reader.finished(k)) x.socket!.socket!.cutBy = close;
+        this.endSocketExchange(x, msg.t, `WebSocket closed with code ${msg.code}${msg.reason === '' ? '' : ` (${JSON.stringify(msg.reason)})`}${msg.wasClean ? '' : ', not cleanly'}`);
+      }
+      return true;
+    }
+    const size = typeof msg.data === 'string' ? msg.data.length : msg.data.byteLength;
+    if (s.capped || !this.hold(size)) {
+      this.drop('chunks', 1, size);
+      s.capped = true;
+      for (const x of s.exchanges) if (x.view.endedAt === null) this.cap(x);
+      return false;
+    }
+    const frame = { type: msg.type, time: msg.t / 1000, opcode: msg.opcode, data: msg.data };
+    const index = s.connection.frames.push(frame) - 1;
+    for (const step of s.reader.push(frame)) {
+      if (step.k === 'open') {
+        if (this.exchanges.length >= MAX_EXCHANGES) {
+          this.drop('exchanges');
+          continue;
+        }
+        const id = `${key}.${step.exchange}`;
+        const x: Exchange = {
+          view: {
+            id, api: 'websocket', url: s.connection.url, method: 'GET', startedAt: msg.t,
+            request: { contentType: null, body: frame.data as string, note: null },
+            response: null, bytes: 0, endedAt: null, outcome: 'pending', error: null, capped: false, report: null, firstContentMs: null, analysisError: null,
+          },
+          chunks: [], events: [], reading: null, fresh: [], changed: true,
+          socket: socketExchange(s.connection, index, s.connection.url),
+        };
+        s.exchanges[step.exchange] = x;
+        this.exchanges.push(x);
+        this.byKey.set(id, x);
+        continue;
+      }
+      const x = s.exchanges[step.exchange];
+      if (!x || x.view.capped) continue;
+      x.changed = true;
+      if (step.k === 'end') {
+        this.endSocketExchange(x, msg.t, null);
+        continue;
+      }
+      if (!x.view.response) {
+        x.socket!.responseContentType = step.contentType;
+        // A socket's exchange has no response head of its own: the upgrade's stands for it, as a HAR writes it.
+        x.view.response = { status: 101, statusText: 'Switching Protocols', contentType: step.contentType, url: s.connection.url, redirected: false, reconstructed: false, receivedAt: msg.t };
+        this.startSocketReading(x);
+      }
+      x.chunks.push(step.chunk);
+      x.view.bytes += step.chunk.bytes.byteLength;
+      yield* this.analyseChunk(x, step.chunk.bytes, step.chunk.time);
+    }
+    return true;
+  }
+
+  private startSocketReading(x: Exchange): void {
+    this.read(x, x.socket!.responseContentType, 101, sentAtOf(x.socket!));
+  }
+
+  /** Ends a socket's exchange at `t`, as `analyzeExchange` ends one read from a file: at its last event's time. */
+  private endSocketExchange(x: Exchange, t: number, error: string | null): void {
+    x.changed = true;
+    x.view.endedAt = t;
+    x.view.outcome = error === null ? 'complete' : 'error';
+    x.view.error = error;
+    if (x.view.capped) return;
+    // An exchange whose socket closed before any event of it is read as its file would be: an empty stream.
+    if (!x.reading) this.startSocketReading(x);
+    this.analyse(x, () => x.reading?.end(x.chunks.at(-1)?.time ?? 0));
   }
 
   /** The exchange an outstanding act resends, now that its resend (exchange `key`) opened; undefined for any other ref. */
@@ -566,6 +694,10 @@ export class Session {
     for (const x of this.exchanges) {
       const v = x.view;
       if (only && !only.has(v.id)) continue;
+      if (x.socket) {
+        out.push({ ...x.socket, chunks: x.chunks, analysis: this.analysisOf(x) });
+        continue;
+      }
       out.push({
         source: v.url,
         url: v.url,
@@ -579,13 +711,18 @@ export class Session {
         arrival: 'chunks',
         ...(byThePage(v.outcome) ? { abandoned: true } : {}),
         ...(v.override ? { override: v.override } : {}),
-        analysis: {
-          tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
-          reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,
-          report: this.report(x), analysisError: v.analysisError,
-        },
+        analysis: this.analysisOf(x),
       });
     }
     return out;
+  }
+
+  private analysisOf(x: Exchange): NonNullable<CapturedExchange['analysis']> {
+    const v = x.view;
+    return {
+      tabId: this.tabId, api: v.api, outcome: v.outcome, error: v.error, capped: v.capped,
+      reconstructed: v.response?.reconstructed ?? false, requestBodyNote: v.request.note,
+      report: this.report(x), analysisError: v.analysisError,
+    };
   }
 }

@@ -45,8 +45,10 @@ export const LIMITS = {
   batch: 4096,
   url: 8 * 1024,
   text: 1024,
-  /** Exchanges one document may have open at once; more are dropped and counted. */
+  /** Exchanges one document may have open at once; more are dropped and counted. The same bound holds its recorded open WebSockets. */
   openExchanges: 256,
+  /** Largest WebSocket frame recorded whole, as large as a request body (an input frame is one); a longer one is cut to it and the cut counted. */
+  frame: 16 * 1024 * 1024,
   /**
    * Response bytes the relay keeps unacknowledged (in flight, not yet stored, or waiting for a stopped worker); beyond it
    * chunks are dropped and counted. As large as a tab's default cap: a page reading faster than the worker
@@ -121,7 +123,35 @@ export interface DroppedMessage {
   /** Page messages the relay refused as malformed. */
   rejected: number;
 }
-export type PageMessage = OpenMessage | ResponseMessage | ChunkMessage | EndMessage | DroppedMessage;
+/**
+ * A WebSocket of the page carries AG-UI (one of its client frames was a RunAgentInput): from here on the
+ * whole socket is reported, the frames it held while undecided first. `t` is when the page opened it.
+ */
+export interface SocketMessage {
+  k: 'socket';
+  id: number;
+  t: number;
+  url: string;
+}
+/** One message on a recorded socket, as `SocketFrame` holds it: text (opcode 1) as a string, binary (2) as bytes. */
+export interface FrameMessage<B = Uint8Array> {
+  k: 'frame';
+  id: number;
+  t: number;
+  type: 'send' | 'receive';
+  opcode: 1 | 2;
+  data: string | B;
+}
+/** The recorded socket closed, as its close event said. */
+export interface CloseMessage {
+  k: 'close';
+  id: number;
+  t: number;
+  code: number;
+  reason: string;
+  wasClean: boolean;
+}
+export type PageMessage = OpenMessage | ResponseMessage | ChunkMessage | EndMessage | DroppedMessage | SocketMessage | FrameMessage | CloseMessage;
 /** Size of the page script's staging buffers, which the relay returns once it has copied or encoded their bytes. */
 export const STAGING_BYTES = 1024 * 1024;
 
@@ -134,7 +164,7 @@ export const STAGING_BYTES = 1024 * 1024;
  * native `toBase64` plus the larger message cost the page's thread within ~15% of decoding and
  * escaping the quotes of JSON-in-SSE, without UTF-8 boundaries to carry between chunks.
  */
-export type CaptureMessage = Exclude<PageMessage, ChunkMessage> | ChunkMessage<Uint8Array | string>;
+export type CaptureMessage = Exclude<PageMessage, ChunkMessage | FrameMessage> | ChunkMessage<Uint8Array | string> | FrameMessage<Uint8Array | string>;
 
 /** Sent in hello; it reaches the worker as a Uint8Array only where messaging keeps binary data. */
 export const BINARY_PROBE = [0xff, 0x00, 0x7f] as const;
@@ -458,17 +488,15 @@ function keys(x: Rec, expected: string[]): boolean {
 export function checkPageBatch(x: unknown): (PageMessage | null)[] | null {
   if (!Array.isArray(x) || x.length > LIMITS.batch) return null;
   // Not copied here: what came through the MessagePort was cloned or transferred, so no page script holds it.
-  return x.map((m) => checkCommon(m, (b) => (isBytes(b) && b.byteLength <= LIMITS.chunk ? b : null)) as PageMessage | null);
+  return x.map((m) => checkCommon(m, (b, max) => (isBytes(b) && b.byteLength <= max ? b : null)) as PageMessage | null);
 }
-
-const MAX_BASE64 = Math.ceil(LIMITS.chunk / 3) * 4;
 
 /** The worker's check of what a relay forwards; `bytes` is a Uint8Array or base64, and comes back decoded. */
 function checkCaptureMessage(x: unknown): PageMessage | null {
-  const m = checkCommon(x, (b) => {
+  const m = checkCommon(x, (b, max) => {
     // Compact: a view would keep (and the store would write) its whole buffer.
-    if (isBytes(b)) return b.byteLength > LIMITS.chunk ? null : b.byteLength === b.buffer.byteLength ? b : b.slice();
-    if (!str(b, MAX_BASE64)) return null;
+    if (isBytes(b)) return b.byteLength > max ? null : b.byteLength === b.buffer.byteLength ? b : b.slice();
+    if (!str(b, Math.ceil(max / 3) * 4)) return null;
     try {
       return fromBase64(b);
     } catch {
@@ -480,8 +508,8 @@ function checkCaptureMessage(x: unknown): PageMessage | null {
 
 const OPEN_KEYS = ['k', 'id', 'api', 't', 'method', 'url', 'requestContentType', 'requestBody', 'requestBodyNote'];
 
-/** `bytes` returns the checked bytes of a chunk, or null to refuse the message. */
-function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec | null {
+/** `bytes` returns the checked bytes of a chunk or binary frame (at most `max` of them), or null to refuse the message. */
+function checkCommon(x: unknown, bytes: (b: unknown, max: number) => Uint8Array | null): Rec | null {
   if (!isRec(x)) return null;
   switch (x.k) {
     case 'open':
@@ -498,7 +526,7 @@ function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec 
         ? { k: 'response', id: x.id, t: x.t, status: x.status, statusText: x.statusText, contentType: x.contentType, url: x.url, redirected: x.redirected, reconstructed: x.reconstructed }
         : null;
     case 'chunk': {
-      const b = keys(x, ['k', 'id', 't', 'bytes']) && int(x.id) && time(x.t) ? bytes(x.bytes) : null;
+      const b = keys(x, ['k', 'id', 't', 'bytes']) && int(x.id) && time(x.t) ? bytes(x.bytes, LIMITS.chunk) : null;
       return b ? { k: 'chunk', id: x.id, t: x.t, bytes: new Uint8Array(b.buffer, b.byteOffset, b.byteLength) } : null;
     }
     case 'end':
@@ -509,6 +537,18 @@ function checkCommon(x: unknown, bytes: (b: unknown) => Uint8Array | null): Rec 
       return keys(x, ['k', 't', 'id', 'exchanges', 'chunks', 'bytes', 'rejected']) && time(x.t) && (x.id === null || int(x.id)) &&
         int(x.exchanges) && int(x.chunks) && int(x.bytes) && int(x.rejected)
         ? { k: 'dropped', t: x.t, id: x.id, exchanges: x.exchanges, chunks: x.chunks, bytes: x.bytes, rejected: x.rejected }
+        : null;
+    case 'socket':
+      return keys(x, ['k', 'id', 't', 'url']) && int(x.id) && time(x.t) && str(x.url, LIMITS.url) ? { k: 'socket', id: x.id, t: x.t, url: x.url } : null;
+    case 'frame': {
+      if (!keys(x, ['k', 'id', 't', 'type', 'opcode', 'data']) || !int(x.id) || !time(x.t) || !oneOf(x.type, ['send', 'receive'] as const)) return null;
+      const data = x.opcode === 1 ? (str(x.data, LIMITS.frame) ? x.data : null) : x.opcode === 2 ? bytes(x.data, LIMITS.frame) : null;
+      return data === null ? null : { k: 'frame', id: x.id, t: x.t, type: x.type, opcode: x.opcode, data: typeof data === 'string' ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    }
+    case 'close':
+      // A close event's code is 1000-4999 or one of the reserved codes the browser reports (1005, 1006, 1015); its reason at most 123 bytes (RFC 6455 5.5).
+      return keys(x, ['k', 'id', 't', 'code', 'reason', 'wasClean']) && int(x.id) && time(x.t) && int(x.code, 4999) && str(x.reason, LIMITS.text) && typeof x.wasClean === 'boolean'
+        ? { k: 'close', id: x.id, t: x.t, code: x.code, reason: x.reason, wasClean: x.wasClean }
         : null;
     default:
       return null;

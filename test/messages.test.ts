@@ -146,4 +146,23 @@ describe('checkPageBatch and checkRelayMessage: what crosses from the page', () 
     assert.equal(checkRelayMessage({ type: 'page-script', reached: 'no' }), null);
     assert.equal(checkRelayMessage({ type: 'page-script' }), null);
   });
+  it('takes a socket, its text and binary frames and its close exactly, and decodes a relayed binary frame', () => {
+    const socket = { k: 'socket', id: 1, t: 1, url: 'ws://127.0.0.1/agent' };
+    const text = { k: 'frame', id: 1, t: 2, type: 'send', opcode: 1, data: '{"threadId":"t"}' };
+    const binary = { k: 'frame', id: 1, t: 3, type: 'receive', opcode: 2, data: new Uint8Array([0, 0, 0, 1, 8]) };
+    const close = { k: 'close', id: 1, t: 4, code: 1011, reason: 'agent crashed', wasClean: true };
+    assert.deepEqual(checkPageBatch([socket, text, binary, close]), [socket, text, binary, close]);
+    const bad: unknown[] = [
+      { ...socket, url: 'x'.repeat(LIMITS.url + 1) }, { ...socket, extra: 1 }, { ...socket, id: -1 },
+      { ...text, type: 'sent' }, { ...text, opcode: 2 }, { ...text, opcode: 8 }, { ...text, data: 'x'.repeat(LIMITS.frame + 1) }, { ...text, wasClean: true },
+      { ...binary, opcode: 1 }, { ...binary, data: [0, 1] }, { ...binary, data: 'AAAAAQg=' }, { ...binary, data: new Uint8Array(LIMITS.frame + 1) },
+      { ...close, code: 5000 }, { ...close, code: null }, { ...close, reason: 'x'.repeat(LIMITS.text + 1) }, { ...close, wasClean: 1 }, { ...close, type: 'close' },
+    ];
+    assert.deepEqual(checkPageBatch(bad), bad.map(() => null));
+    // Where messaging is JSON the relay sends a binary frame's bytes as base64; opcode 1 keeps a string as text.
+    const relayed = checkRelayMessage({ type: 'capture', seq: 1, msgs: [socket, text, { ...binary, data: 'AAAAAQg=' }, close] });
+    assert.deepEqual(relayed, { type: 'capture', seq: 1, msgs: [socket, text, binary, close] });
+    assert.equal(checkRelayMessage({ type: 'capture', seq: 1, msgs: [socket, { ...binary, data: '%%%' }] }), null);
+    assert.equal(checkRelayMessage({ type: 'capture', seq: 1, msgs: [socket, { ...binary, data: 'A'.repeat(Math.ceil(LIMITS.frame / 3) * 4 + 4) }] }), null);
+  });
 });

@@ -80,10 +80,35 @@ import { scheduler } from '../scheduler.ts';
   }
 
   // ── checks on what the page says ──────────────────────────────────────────
-  const open = new Set<number>();
-  /** Exchanges this relay refused or cut short: their remaining messages are counted, not forwarded. */
-  const refused = new Set<number>();
-  let lastId = 0;
+  /**
+   * What a document opened, exchanges or sockets (each their own sequence): ids rising, at most
+   * `LIMITS.openExchanges` open at once. Those refused or cut short have their remaining messages counted, not forwarded.
+   */
+  class Opened {
+    readonly open = new Set<number>();
+    readonly refused = new Set<number>();
+    private last = 0;
+
+    /** Takes an opening message's id, forwarding it with `size` when it is admitted. */
+    admit(msg: CaptureMessage & { id: number }, size: number): void {
+      if (msg.id <= this.last) return drop(null, 'rejected');
+      this.last = msg.id;
+      if (this.open.size >= LIMITS.openExchanges) {
+        this.refused.add(msg.id);
+        return drop(null, 'exchanges');
+      }
+      this.open.add(msg.id);
+      forward(msg, size);
+    }
+
+    /** Takes a closing message's id, forwarding it when its opening was. */
+    close(msg: CaptureMessage & { id: number }, size: number): void {
+      if (this.open.delete(msg.id)) return forward(msg, size);
+      if (!this.refused.delete(msg.id)) drop(null, 'rejected');
+    }
+  }
+  const exchanges = new Opened();
+  const sockets = new Opened();
   const dropped = { exchanges: 0, chunks: 0, bytes: 0, rejected: 0 };
   const droppedFor = new Set<number>();
   let dropTimer: ReturnType<typeof setTimeout> | null = null;
@@ -167,29 +192,28 @@ import { scheduler } from '../scheduler.ts';
     if (!msg) return drop(null, 'rejected');
     switch (msg.k) {
       case 'open':
-        if (msg.id <= lastId) return drop(null, 'rejected');
-        lastId = msg.id;
-        if (open.size >= LIMITS.openExchanges) {
-          refused.add(msg.id);
-          return drop(null, 'exchanges');
-        }
-        open.add(msg.id);
-        return forward(msg, msg.requestBody?.length ?? 0);
+        return exchanges.admit(msg, msg.requestBody?.length ?? 0);
       case 'response':
-        if (!open.has(msg.id)) return refused.has(msg.id) ? undefined : drop(null, 'rejected');
+        if (!exchanges.open.has(msg.id)) return exchanges.refused.has(msg.id) ? undefined : drop(null, 'rejected');
         return forward(msg, 0);
       case 'chunk': {
         const n = msg.bytes.byteLength;
-        if (!open.has(msg.id)) return refused.has(msg.id) ? drop(null, 'chunks', n) : drop(null, 'rejected');
+        if (!exchanges.open.has(msg.id)) return exchanges.refused.has(msg.id) ? drop(null, 'chunks', n) : drop(null, 'rejected');
         if (buffered + outgoingSize + n > LIMITS.relayBuffer) return drop(msg.id, 'chunks', n);
         return forward(msg, n);
       }
       case 'end':
-        if (!open.delete(msg.id)) {
-          if (!refused.delete(msg.id)) drop(null, 'rejected');
-          return;
-        }
-        return forward(msg, 0);
+        return exchanges.close(msg, 0);
+      case 'socket':
+        return sockets.admit(msg, msg.url.length);
+      case 'frame': {
+        const n = typeof msg.data === 'string' ? msg.data.length : msg.data.byteLength;
+        if (!sockets.open.has(msg.id)) return sockets.refused.has(msg.id) ? drop(null, 'chunks', n) : drop(null, 'rejected');
+        if (buffered + outgoingSize + n > LIMITS.relayBuffer) return drop(null, 'chunks', n);
+        return forward(msg, n);
+      }
+      case 'close':
+        return sockets.close(msg, msg.reason.length);
       case 'dropped':
         dropped.exchanges += msg.exchanges;
         dropped.chunks += msg.chunks;
@@ -340,6 +364,7 @@ import { scheduler } from '../scheduler.ts';
   function encode(item: Item): void {
     for (const m of item.msgs) {
       if (m.k === 'chunk' && typeof m.bytes !== 'string') m.bytes = binary ? new Uint8Array(m.bytes) : toBase64(m.bytes);
+      else if (m.k === 'frame' && typeof m.data !== 'string') m.data = binary ? new Uint8Array(m.data) : toBase64(m.data);
     }
     item.encoded = true;
     giveBack(item);

@@ -1,7 +1,7 @@
 import type { ExchangeReport } from './report.ts';
 
 /** How the page made a request. */
-export const APIS = ['fetch', 'xhr', 'eventsource'] as const;
+export const APIS = ['fetch', 'xhr', 'eventsource', 'websocket'] as const;
 export type Api = (typeof APIS)[number];
 /** How a response ended, as the page saw it. */
 export const OUTCOMES = ['complete', 'error', 'aborted', 'cancelled'] as const;
