@@ -1,6 +1,7 @@
 /**
- * MAIN world, document_start, before any page script: wraps fetch, XMLHttpRequest and EventSource
- * and reports AG-UI exchanges (see detect.ts) to the relay. This entry hands the modules under page/
+ * MAIN world, document_start, before any page script: wraps fetch, XMLHttpRequest, EventSource and
+ * WebSocket and reports AG-UI exchanges (see detect.ts; a socket once it carries an AG-UI input, whole,
+ * page/websocket.ts) to the relay. This entry hands the modules under page/
  * the real globals, taken now, before any page script could replace them; the modules read no
  * global themselves.
  *
@@ -36,6 +37,7 @@ import { actor, type Actor } from './page/resend.ts';
 import { bufferPool } from './page/pool.ts';
 import { describe, sinks } from './page/sink.ts';
 import { urlResolver } from './page/url.ts';
+import { wrapWebSocket } from './page/websocket.ts';
 import { wrapXhr } from './page/xhr.ts';
 
 (() => {
@@ -76,5 +78,8 @@ import { wrapXhr } from './page/xhr.ts';
     { XMLHttpRequest, addEventListener, ArrayBuffer, Blob, TextEncoder, Promise, TextDecoder, Event, ProgressEvent, setTimeout, clearTimeout },
     { disguise, sink, bodies, now, resolveUrl, armed: () => armed, ask: channel.ask },
   );
+  if (window.WebSocket) {
+    wrapWebSocket(window, { WebSocket: window.WebSocket, addEventListener, ArrayBuffer, Blob, Promise }, { disguise, post: batch.post, now, recording: () => recording });
+  }
   if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
 })();
