@@ -537,6 +537,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     if (s) await sliced(s.allToolChecks());
     return s?.overview() ?? null;
   },
+  'agui-inspector/socket': async (req) => (await restored(req.tabId))?.socket(req.exchangeId) ?? null,
   'agui-inspector/state-at': async (req) => (await restored(req.tabId))?.stateAt(req.exchangeId, req.step) ?? null,
   'agui-inspector/check-input': (req) => worker.sessions.get(req.tabId)?.checkInput(req.body) ?? null,
   'agui-inspector/resend-headers': async (req) => resendHeaders(await restored(req.tabId), req.exchangeId),

@@ -21,7 +21,7 @@
  * pathological stream costs the analyzer seconds, and the worker must not stop answering meanwhile.
  */
 import { overviewOf, SessionReader, type DetailPart, type Overview, type ExchangeDetail, type ExchangeReading, type ExchangeReport, type InputDetail, type ConvDiff, type ConvMessage, type StateDiff } from '../src/detail/index.ts';
-import { sentAtOf, socketExchange, SocketReader, type CapturedExchange, type Chunk, type SocketConnection } from '../src/exchange/index.ts';
+import { sentAtOf, socketExchange, SocketReader, socketView, type CapturedExchange, type Chunk, type SocketConnection, type SocketView } from '../src/exchange/index.ts';
 import {
   LIMITS, byThePage, eventView, noneUnsaved,
   type DropCounts, type PageMessage, type EventView, type ExchangeView, type Limits, type SessionStats,
@@ -595,6 +595,12 @@ export class Session {
       x.view.analysisError = String(e).slice(0, 1024);
       return null;
     }
+  }
+
+  /** The socket exchange `id` ran on, with whose each frame is; null for an HTTP exchange. */
+  socket(id: string): SocketView | null {
+    const socket = this.byKey.get(id)?.socket?.socket;
+    return socket ? socketView(socket) : null;
   }
 
   /** Every exchange's argument checks, which the overview's tool problems wait on, for the worker to run in slices. */

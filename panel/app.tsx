@@ -23,6 +23,7 @@ import { StrippedView } from './views/stripped.tsx';
 import { NO_FILTER, TimelineView, type EventRange, type TimelineFilter } from './views/timeline.tsx';
 import { ToolsView } from './views/tools.tsx';
 import { OverviewView } from './views/overview.tsx';
+import { SocketSummary } from './views/socket.tsx';
 import { TimingSummary, WaterfallView } from './views/waterfall.tsx';
 import { VIEWS, type ViewId } from './tabs.ts';
 
@@ -248,7 +249,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
               data-verdict={verdict}
               data-era={x.report?.era ?? ''}
               data-status={x.status ?? ''}
-              data-transport={transportLabel(x.contentType)}
+              data-transport={transportLabel(x)}
               data-origin={x.override ? 'override' : x.resentFrom === undefined ? 'page' : 'inspector'}
               data-first-content-ms={x.firstContentMs ?? ''}
             >
@@ -263,7 +264,7 @@ function ExchangeList({ state, selected, onSelect, ticked, onTick, actions }: Li
                 <span class="hint muted" data-testid="exchange-hint">{[hint.time, hint.ids, hint.words].filter(Boolean).join(' · ')}</span>
               </span>
               <span class="c-status">{x.status ?? '…'}</span>
-              <span class="c-transport">{transportLabel(x.contentType)}</span>
+              <span class="c-transport">{transportLabel(x)}</span>
               <span><span class={`badge v-${verdict}`}>{verdict}</span>{x.report?.era === 'pre-1.0' ? <> <EraBadge /></> : null}</span>
               <span class="c-runs">{x.report?.runs.length ?? '—'}</span>
               <span class="c-events">{x.events.length}</span>
@@ -423,6 +424,7 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
             <CopyActions key={x.id} source={source} x={x} ready={x.outcome !== 'pending' || source.kind === 'live'} />
           </div>
           {view === 'overview' ? null : <Timing source={source} x={x} />}
+          {view === 'overview' || x.transport !== 'websocket' ? null : <SocketSummary source={source} x={x} />}
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             {view === 'overview' ? <OverviewView source={source} exchanges={state.exchanges} onOpen={openProblem} onOpenAt={openAt} query={query} setQuery={setQuery} /> : <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
               thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}

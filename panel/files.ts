@@ -4,7 +4,7 @@
  * and the panel must keep painting meanwhile. The panel side of the conversation is in `jobs.ts`.
  */
 import { SessionReader, type DetailPart, type ExchangeReading, type ExchangeReport } from '../src/detail/index.ts';
-import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk } from '../src/exchange/index.ts';
+import { analysedToTheEnd, bodyOf, sentAtOf, type CapturedExchange, type Chunk, type SocketExchange } from '../src/exchange/index.ts';
 import { toCurl, readExchanges } from '../src/formats/index.ts';
 import { exportSession, toFixture, type RedactionGroup } from '../src/recording/index.ts';
 import { eventView, type EventView } from '../src/messages.ts';
@@ -48,6 +48,7 @@ export type JobRequest =
   | { type: 'conversation-diff'; ask: number; index: number; step: number }
   | { type: 'conversation-at'; ask: number; index: number; step: number }
   | { type: 'overview'; ask: number }
+  | { type: 'socket'; ask: number; index: number }
   | { type: 'export'; from: ExchangeSet; redact: RedactionGroup[] }
   | { type: 'copy'; from: ExchangeSet; as: 'fixture' | 'curl'; name: string };
 
@@ -72,7 +73,13 @@ const PARSE_SHARE = 5;
  * the views' questions, about an exchange still being analysed as it stands, as a tab's worker answers
  * about a stream still arriving — the worker takes its questions between slices of the analysis.
  */
-export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void, readings: (ExchangeReading | null)[]): Promise<void> {
+/** What an import's worker holds to answer the views' questions: each exchange's reading, and the socket of each that ran on one. */
+export interface Held {
+  readings: (ExchangeReading | null)[];
+  sockets: (SocketExchange | undefined)[];
+}
+
+export async function importFile(file: Blob, name: string, post: (m: ImportMessage, transfer?: Transferable[]) => void, { readings, sockets }: Held): Promise<void> {
   const totalBytes = file.size;
   const progress: ImportProgress = { phase: 'reading', percent: 0, bytesRead: 0, totalBytes, exchangesAnalysed: 0, totalExchanges: 0 };
   let lastPost = 0;
@@ -119,12 +126,14 @@ export async function importFile(file: Blob, name: string, post: (m: ImportMessa
         source: x.source, requestBody: x.requestBody, contentType: x.responseContentType, status: x.status,
         sentAt: sentAtOf(x),
         arrival: x.arrival,
+        ...(x.socket ? { websocket: x.socket } : {}),
         onEvent: (r) => void events.push(eventView(r)),
       });
     } catch (e) {
       analysisError = String(e);
     }
     readings[index] = reading;
+    sockets[index] = x.socket;
     post({ type: 'exchange', index, meta, report: reading?.report() ?? null });
     const postEvents = (force: boolean): void => {
       if (!reading || events.length === 0 || (!force && events.length < BATCH_EVENTS && performance.now() - lastPost < POST_MS)) return;

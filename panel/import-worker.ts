@@ -4,9 +4,10 @@
  * An import's worker lives as long as its file is shown: it holds the file's analysis and answers the
  * views' questions about it, as the extension's worker does for a tab.
  */
-import { overviewOf, type ExchangeReading } from '../src/detail/index.ts';
+import { overviewOf } from '../src/detail/index.ts';
+import { socketView } from '../src/exchange/index.ts';
 import { FormatError } from '../src/formats/index.ts';
-import { answerOf, copyText, exportBlob, importFile, type JobReply, type JobRequest } from './files.ts';
+import { answerOf, copyText, exportBlob, importFile, type Held, type JobReply, type JobRequest } from './files.ts';
 
 const scope = self as unknown as {
   onmessage: ((e: MessageEvent<JobRequest>) => void) | null;
@@ -18,14 +19,15 @@ function failed(e: unknown): JobReply {
   return { type: 'failed', message: e instanceof FormatError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
 }
 
-/** The import's readings, each from when its exchange's analysis begins. */
-const readings: (ExchangeReading | null)[] = [];
+/** The import's readings, each from when its exchange's analysis begins, and its exchanges' sockets. */
+const held: Held = { readings: [], sockets: [] };
+const { readings } = held;
 
 scope.onmessage = (e) => {
   const job = e.data;
   switch (job.type) {
     case 'import':
-      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer), readings).catch((err: unknown) => scope.postMessage(failed(err)));
+      importFile(job.file, job.name, (m, transfer) => scope.postMessage(m, transfer), held).catch((err: unknown) => scope.postMessage(failed(err)));
       return;
     case 'detail':
     case 'state-at':
@@ -45,6 +47,11 @@ scope.onmessage = (e) => {
       // Of the file as read so far: a question asked during the import is answered as it stands.
       scope.postMessage({ type: 'answer', ask: job.ask, value: overviewOf(readings) });
       return;
+    case 'socket': {
+      const socket = held.sockets[job.index];
+      scope.postMessage({ type: 'answer', ask: job.ask, value: socket ? socketView(socket) : null });
+      return;
+    }
     case 'export':
       try {
         scope.postMessage({ type: 'exported', ...exportBlob(job.from, job.redact) });

@@ -20,7 +20,9 @@ export type Question =
   | { type: 'conversation-diff'; index: number; step: number }
   | { type: 'conversation-at'; index: number; step: number }
   /** What went wrong across the whole file (detail/overview.ts). */
-  | { type: 'overview' };
+  | { type: 'overview' }
+  /** The socket exchange `index` ran on (exchange/socket.ts's socketView). */
+  | { type: 'socket'; index: number };
 
 export interface ImportJob extends Job {
   /** What the import's worker answers, once the file is read; null when it has no answer (or the job ended). */

@@ -43,6 +43,7 @@ const idle: SessionSource = {
   detail: () => Promise.resolve(null),
   stateAt: () => Promise.resolve(null),
   overview: () => Promise.resolve(null),
+  socket: () => Promise.resolve(null),
   stateDiff: () => Promise.resolve(null),
   conversationDiff: () => Promise.resolve(null),
   conversationAt: () => Promise.resolve(null),

@@ -8,7 +8,7 @@ import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport,
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type OverrideMark, type OverrideStatus, type RequestMap, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
-import { runAgentInputIn, type Chunk } from '../src/exchange/index.ts';
+import { runAgentInputIn, type Chunk, type SocketView } from '../src/exchange/index.ts';
 import { isObject, type JsonObject } from '../src/json.ts';
 
 export interface PanelExchange {
@@ -40,6 +40,8 @@ export interface PanelExchange {
   resentFrom?: string;
   /** Answered by the Inspector from a recording (an armed override), not by the agent. */
   override?: OverrideMark;
+  /** It ran on a WebSocket, a custom binding (basic/transports#custom-transports); absent for HTTP. */
+  transport?: 'websocket';
 }
 
 /** The session's overview, its problems' exchanges named by id. */
@@ -100,6 +102,8 @@ export interface SessionSource {
   stateAt(x: PanelExchange, step: number): Promise<{ state: unknown } | null>;
   /** What went wrong across the session, each problem's exchange resolved to one of the source's; null when it has no answer. */
   overview(): Promise<SessionOverview | null>;
+  /** The WebSocket the exchange ran on, its frames each with whose it is; null for HTTP. */
+  socket(x: PanelExchange): Promise<SocketView | null>;
   readonly acts?: Acts;
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;
@@ -110,10 +114,12 @@ export interface SessionSource {
   close(): void;
 }
 
-export type TransportLabel = 'SSE' | 'protobuf' | 'JSONL' | 'JSON' | '—';
+export type TransportLabel = 'WS' | 'SSE' | 'protobuf' | 'JSONL' | 'JSON' | '—';
 
-export function transportLabel(contentType: string | null): TransportLabel {
-  switch (transportOf(mediaType(contentType))) {
+/** How the exchange's events came: a WebSocket's frames, whatever they carry, or the HTTP body's media type. */
+export function transportLabel(x: Pick<PanelExchange, 'transport' | 'contentType'>): TransportLabel {
+  if (x.transport === 'websocket') return 'WS';
+  switch (transportOf(mediaType(x.contentType))) {
     case 'sse': return 'SSE';
     case 'protobuf': return 'protobuf';
     case 'jsonl': return 'JSONL';

@@ -4,7 +4,7 @@
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, Overview, StateDiff } from '../src/detail/index.ts';
-import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange } from '../src/exchange/index.ts';
+import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange, type SocketView } from '../src/exchange/index.ts';
 import {
   PANEL_PORT, noneUnsaved,
   type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
@@ -68,6 +68,7 @@ function fromView(v: ExchangeView, into?: PanelExchange): PanelExchange {
   x.capped = v.capped;
   if (v.resentFrom !== undefined) x.resentFrom = v.resentFrom;
   if (v.override !== undefined) x.override = v.override;
+  if (v.api === 'websocket') x.transport = 'websocket';
   x.rev++;
   return x;
 }
@@ -190,6 +191,10 @@ export class LiveSource implements SessionSource {
     return request({ type: 'agui-inspector/overview', tabId: this.tabId });
   }
 
+  socket(x: PanelExchange): Promise<SocketView | null> {
+    return request({ type: 'agui-inspector/socket', tabId: this.tabId, exchangeId: x.id });
+  }
+
   readonly acts: Acts = {
     check: (body) => request({ type: 'agui-inspector/check-input', tabId: this.tabId, body }),
     headers: (x) => request({ type: 'agui-inspector/resend-headers', tabId: this.tabId, exchangeId: x.id }),
@@ -269,6 +274,7 @@ export class FileSource implements SessionSource {
           // A recording of the Inspector's says how its capture went.
           requestNote: c.analysis?.requestBodyNote ?? null, capped: c.analysis?.capped ?? false,
           report: m.report, firstContentMs: null, analysisError: null, events: [], chunks: null, rev: 0,
+          ...(c.transport ? { transport: c.transport } : {}),
         };
         // The file's first exchange is its first screen: shown at once, its views' questions asked sooner.
         if (m.index === 0) {
@@ -335,6 +341,10 @@ export class FileSource implements SessionSource {
     const overview = (await this.job.ask({ type: 'overview' })) as Overview | null;
     // The file's exchanges are indexed in the order the worker posted them, which is the list's.
     return overview && { overview, ids: this.order.map((x) => x.id) };
+  }
+
+  socket(x: PanelExchange): Promise<SocketView | null> {
+    return this.job.ask({ type: 'socket', index: this.order.indexOf(x) }) as Promise<SocketView | null>;
   }
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {

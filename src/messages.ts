@@ -27,7 +27,7 @@
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
 import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type Overview, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
-import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome, type OverrideMark } from './exchange/index.ts';
+import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome, type OverrideMark, type SocketView } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
 import type { Pace } from './answer/index.ts';
 
@@ -415,6 +415,8 @@ export interface RequestMap {
   'agui-inspector/detail': { carries: { tabId: number; exchangeId: string; part: DetailPart }; answers: ExchangeDetail[DetailPart] | null };
   /** What went wrong across the tab's session (detail/overview.ts), with the ids its problems' `exchange` indexes; null without a session. */
   'agui-inspector/overview': { carries: { tabId: number }; answers: { ids: string[]; overview: Overview } | null };
+  /** The WebSocket the exchange ran on: its close and its frames, each with whose it is (exchange/socket.ts); null for HTTP. */
+  'agui-inspector/socket': { carries: { tabId: number; exchangeId: string }; answers: SocketView | null };
   /** The state after the exchange's state step `step` (an index into its `states` part); null when there is none. */
   'agui-inspector/state-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { state: unknown } | null };
   /**
@@ -616,6 +618,7 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
     check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && (DETAIL_PARTS as readonly unknown[]).includes(x.part),
   },
   'agui-inspector/overview': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
+  'agui-inspector/socket': { members: ['type', 'tabId', 'exchangeId'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) },
   'agui-inspector/state-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/check-input': { members: ['type', 'tabId', 'body'], check: (x) => tab(x.tabId) && str(x.body, LIMITS.requestBody) },
   'agui-inspector/resend-headers': { members: ['type', 'tabId', 'exchangeId'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) },

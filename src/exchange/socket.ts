@@ -10,7 +10,7 @@
 import { isObject, type JsonObject } from '../json.ts';
 import { decodeEvent, MEDIA_TYPES } from '../wire/index.ts';
 import { isAgUiEventValue, runAgentInputIn } from './detect.ts';
-import type { CapturedExchange, Chunk, SocketConnection, SocketFrame } from './exchange.ts';
+import type { CapturedExchange, Chunk, SocketClose, SocketConnection, SocketExchange, SocketFrame } from './exchange.ts';
 
 const PREFIX = 4;
 const utf8 = new TextEncoder();
@@ -228,4 +228,66 @@ export function socketExchange(connection: SocketConnection, input: number, sour
   const started = isoDate(frame.time);
   if (started !== undefined) captured.startedDateTime = started;
   return captured;
+}
+
+/** One frame of a socket as the panel lists it beside an exchange of the socket. */
+export interface SocketFrameRow {
+  /** Its index on the socket. */
+  index: number;
+  type: 'send' | 'receive';
+  /** ms after the exchange's input frame; negative before it. */
+  ms: number;
+  /** RFC 6455 opcode: 1 text, 2 binary. */
+  opcode: number;
+  /** Its length: a text frame's in UTF-16 code units, a binary frame's in bytes. */
+  length: number;
+  /** The start of its text, or of its bytes in hex. */
+  preview: string;
+  /** The exchange's input or one of its stream's frames; another exchange's on the socket; or no exchange's, never judged. */
+  role: 'input' | 'stream' | 'other-exchange' | 'not-ag-ui';
+}
+
+/** The socket an exchange ran on, as the panel shows it: how it closed, and its frames, each with whose it is. */
+export interface SocketView {
+  url: string;
+  close: SocketClose | null;
+  /** Frames on the socket in all; `frames` holds the first `MAX_SOCKET_ROWS`. */
+  total: number;
+  /** Frames no exchange took: pings, the app's own messages. */
+  notAgUi: number;
+  frames: SocketFrameRow[];
+}
+
+export const MAX_SOCKET_ROWS = 500;
+const PREVIEW = 160;
+
+function preview(data: string | Uint8Array): string {
+  if (typeof data === 'string') return data.length > PREVIEW ? `${data.slice(0, PREVIEW)}…` : data;
+  const hex = Array.from(data.subarray(0, PREVIEW / 2), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  return data.length > PREVIEW / 2 ? `${hex} …` : hex;
+}
+
+/** Whose each frame is, read again by the one SocketReader every recorder uses: a pass over the socket. */
+export function socketView(s: SocketExchange): SocketView {
+  const { connection } = s;
+  const reader = new SocketReader();
+  const start = connection.frames[s.input]?.time ?? 0;
+  let mine = -1;
+  let notAgUi = 0;
+  const frames: SocketFrameRow[] = [];
+  for (const [index, frame] of connection.frames.entries()) {
+    const steps = reader.push(frame);
+    const opened = steps.find((st) => st.k === 'open');
+    if (opened && index === s.input) mine = opened.exchange;
+    const role: SocketFrameRow['role'] =
+      index === s.input ? 'input'
+      : steps.some((st) => st.k === 'event' && st.exchange === mine) ? 'stream'
+      : steps.length > 0 ? 'other-exchange'
+      : 'not-ag-ui';
+    if (role === 'not-ag-ui') notAgUi++;
+    if (frames.length < MAX_SOCKET_ROWS) {
+      frames.push({ index, type: frame.type, ms: Math.round((frame.time - start) * 1e6) / 1e3, opcode: frame.opcode, length: frame.data.length, preview: preview(frame.data), role });
+    }
+  }
+  return { url: connection.url, close: connection.close, total: connection.frames.length, notAgUi, frames };
 }

@@ -9,8 +9,8 @@ import { recordFromOwnAgent } from '../../demo/record.ts';
 import { analyzeExchanges, ExchangeAnalyzer } from '../../src/analyzer/index.ts';
 import type { ExchangeReport } from '../../src/analyzer/types.ts';
 import { writeHar } from '../../src/formats/har.ts';
-import type { ExchangeReading, Timing } from '../../src/detail/index.ts';
-import { answerOf, importFile, type ImportMessage } from '../../panel/files.ts';
+import type { Timing } from '../../src/detail/index.ts';
+import { answerOf, importFile, type Held, type ImportMessage } from '../../panel/files.ts';
 import { exportFileName, unpackEvents } from '../../panel/transfer.ts';
 import { timedRecording } from './large-recording.ts';
 
@@ -18,7 +18,7 @@ test('an import posts every exchange with its exact bytes, its events and the an
   const { session } = await recordFromOwnAgent();
   const text = writeHar(session, { creator: { name: 'recording-files.test', version: '1' } });
   const messages: ImportMessage[] = [];
-  await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m), []);
+  await importFile(new Blob([text]), 'session.har', (m) => void messages.push(m), { readings: [], sockets: [] });
 
   assert.equal(messages.at(-1)?.type, 'done');
   const progress = messages.flatMap((m) => (m.type === 'progress' ? [m.progress] : []));
@@ -51,7 +51,8 @@ test('an import posts every exchange with its exact bytes, its events and the an
 test("a question about an exchange still being analysed is answered as it stands: the Waterfall's bars grow while a file is read", async () => {
   // Some 3 MB: a dozen of the import's slices.
   const text = timedRecording(20_000);
-  const readings: (ExchangeReading | null)[] = [];
+  const held: Held = { readings: [], sockets: [] };
+  const { readings } = held;
   const timing = (): Timing | null => answerOf(readings, { type: 'detail', ask: 0, index: 0, part: 'timing' }) as Timing | null;
   let done = false;
   let asked: { timing: Timing | null; done: boolean } | null = null;
@@ -59,7 +60,7 @@ test("a question about an exchange still being analysed is answered as it stands
     if (m.type === 'done') done = true;
     // Asked as the panel asks, once the first events are shown: the worker takes it between slices.
     if (m.type === 'events' && !asked) setTimeout(() => void (asked = { timing: timing(), done }), 0);
-  }, readings);
+  }, held);
 
   const partial = asked!.timing!;
   const whole = timing()!;

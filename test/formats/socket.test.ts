@@ -193,3 +193,26 @@ describe('AG-UI on a WebSocket, from a Chromium HAR', () => {
     assert.equal(exportSession(readExchanges(utf8.encode(written), 'export.har'), { redact: [] }), written);
   });
 });
+
+describe('the socket beside an exchange, as the panel lists it', () => {
+  it("marks each frame as the exchange's input or stream, another exchange's, or no exchange's, timed from the input", async () => {
+    const { socketExchanges, socketView } = await import('../../src/exchange/index.ts');
+    const text = (data: unknown, type: 'send' | 'receive', k: number) => ({ type, time: T0 + k * 0.05, opcode: 1, data: JSON.stringify(data) });
+    const frames = [
+      text({ type: 'hello' }, 'receive', 0),
+      text(inputOf('t', 'r1', 'one'), 'send', 1),
+      ...runEvents('t', 'r1', 'first').map((ev, k) => text(ev, 'receive', 2 + k)),
+      text({ op: 'ping' }, 'send', 7),
+      text(inputOf('t', 'r2', 'two'), 'send', 8),
+      ...runEvents('t', 'r2', 'second').map((ev, k) => text(ev, 'receive', 9 + k)),
+    ];
+    const connection = { url: 'ws://127.0.0.1/agent', frames, close: { code: 1000, reason: 'bye', time: T0 + 1 } };
+    const [, second] = socketExchanges(connection, (k) => `x${k}`);
+    const view = socketView(second!.socket!);
+    assert.deepEqual(view.frames.map((f) => f.role), ['not-ag-ui', 'other-exchange', ...Array(5).fill('other-exchange'), 'not-ag-ui', 'input', ...Array(5).fill('stream')]);
+    assert.deepEqual([view.total, view.notAgUi, view.close?.code], [14, 2, 1000]);
+    assert.equal(view.frames[8]!.ms, 0);
+    assert.equal(view.frames[0]!.ms, -400);
+    assert.equal(view.frames[1]!.preview.startsWith('{"threadId":"t"'), true);
+  });
+});
