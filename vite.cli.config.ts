@@ -58,6 +58,9 @@ export default defineConfig({
     },
   },
   plugins: [validatorsOnDemand()],
+  // Everything bundled, `ws` for the replay's sockets too. Its optional native add-ons (bufferutil,
+  // utf-8-validate) are not installed: each is written as a stub that throws inside ws's own try, so ws
+  // takes its JavaScript paths and nothing is required at run time.
   ssr: { noExternal: true, target: 'node' },
   logLevel: 'warn',
 });

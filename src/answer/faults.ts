@@ -41,6 +41,15 @@ export function faultName(f: Fault): string {
   }
 }
 
+/**
+ * The faults an answer on a WebSocket can carry. A socket delivers each message whole and has no status
+ * (RFC 6455 §5.4, §6.2), so an HTTP status, half a frame or a byte rate are none of its faults; a cut
+ * closes the socket before the requested run's terminal event, the truncation a custom binding must let
+ * a consumer tell from a closed run (basic/transports#the-binding-contract).
+ */
+const SOCKET_FAULTS: ReadonlySet<Fault['kind']> = new Set(['stall', 'cut', 'drop', 'dup', 'error-terminal']);
+export const fitsSocket = (f: Fault): boolean => SOCKET_FAULTS.has(f.kind);
+
 export const FAULT_SPECS = 'stall:<ms>@<event>, cut@<event>, cut-mid@<event>, status:<400-599>[:retry-after=<seconds>], error@terminal, drop@<event>, dup@<event>, drip:<bytes per second>';
 
 const count = (s: string | undefined, min: number): number | null => {

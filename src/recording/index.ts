@@ -3,4 +3,4 @@ export { exportSession } from './export.ts';
 export { toFixture } from './fixture.ts';
 export { DEFAULT_REDACTION, REDACTION_GROUPS } from './groups.ts';
 export type { RedactionGroup } from './groups.ts';
-export { ReplayPlan, pathOf, servedContentType, unmatchedBody } from './replay.ts';
+export { ReplayPlan, pathOf, servedContentType, unmatchedBody, type Channel, type ReplayMatch } from './replay.ts';

@@ -3,7 +3,8 @@
  * browser- and Node-free so it is tested alone (the server is src/cli/replay.ts).
  *
  * A request is answered by the next unserved exchange recorded on the same endpoint path (its query
- * aside) and the same thread. An app replayed against a recording usually starts threads of its own, so an incoming thread
+ * aside), over the same channel — an HTTP request by an HTTP exchange, an input frame on a WebSocket by
+ * one recorded on a socket — and on the same thread. An app replayed against a recording usually starts threads of its own, so an incoming thread
  * id the recording does not know is paired, once, with the first recorded thread on that path that no
  * other incoming thread has taken; from then on the two threads advance together, exchange by exchange.
  * A request nothing can answer gets the closest recorded exchange and how it differs, so whoever replays
@@ -15,9 +16,14 @@ import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
 import { FormatError } from '../formats/index.ts';
 import { transportOf } from '../wire/index.ts';
 
+/** What a request came over: an HTTP request, or a frame on a WebSocket (basic/transports#custom-transports). */
+export type Channel = 'http' | 'websocket';
+const channelOf = (x: CapturedExchange): Channel => x.transport ?? 'http';
+
 interface Entry {
   index: number;
   exchange: CapturedExchange;
+  channel: Channel;
   path: string;
   input: JsonObject | null;
 }
@@ -48,14 +54,19 @@ export function pathOf(url: string | undefined): string {
 
 const inputOf = (body: string | undefined): JsonObject | null => (body === undefined ? null : runAgentInputIn(body));
 
+const NAMES: Record<Channel, string> = { http: 'HTTP', websocket: 'a WebSocket' };
+/** Where a request was sent, as the console names it. */
+const placeOf = (channel: Channel, path: string) => (channel === 'http' ? path : `${path} (WebSocket)`);
+
 const NO_THREAD = '\u0000no-thread';
 const threadOf = (input: JsonObject | null): string => (input && typeof input.threadId === 'string' ? input.threadId : NO_THREAD);
 const count = (v: unknown): number | null => (Array.isArray(v) ? v.length : null);
 
 /** What tells an incoming request from a recorded one, as a person would say it. */
-export function differences(path: string, input: JsonObject | null, e: { path: string; input: JsonObject | null }): string[] {
+export function differences(path: string, input: JsonObject | null, e: Pick<Entry, 'path' | 'input' | 'channel'>, channel: Channel = 'http'): string[] {
   const out: string[] = [];
   if (path !== e.path) out.push(`the endpoint is ${path}, the recording's ${e.path}`);
+  if (channel !== e.channel) out.push(`this request came over ${NAMES[channel]}, the recorded one over ${NAMES[e.channel]}`);
   if ((input === null) !== (e.input === null)) out.push(input === null ? 'this request carries no RunAgentInput, the recorded one does' : 'this request carries a RunAgentInput, the recorded one none');
   if (!input || !e.input) return out;
   if (input.threadId !== e.input.threadId) out.push(`threadId ${JSON.stringify(input.threadId)} is ${JSON.stringify(e.input.threadId)} in the recording`);
@@ -98,12 +109,12 @@ export function servedContentType(recorded: string): string {
 export class ReplayPlan {
   private readonly entries: Entry[];
   /**
-   * path → recorded threadId → its track, threads in the order the recording first sent them (requests
+   * channel and path → recorded threadId → its track, threads in the order the recording first sent them (requests
    * without a threadId advance along a track of their own per path). Indexed so a request costs the
    * threads at its path, not the whole recording.
    */
   private readonly tracks = new Map<string, Map<string, Track>>();
-  /** path and incoming threadId → the recorded track it replays */
+  /** channel, path and incoming threadId → the recorded track it replays */
   private readonly pairs = new Map<string, Track>();
 
   /** Throws a FormatError naming the first exchange that cannot be replayed, and why. */
@@ -111,9 +122,10 @@ export class ReplayPlan {
     this.entries = exchanges.map((exchange, index) => {
       const why = unreplayable(exchange);
       if (why !== null) throw new FormatError(`${exchange.source}: ${why}`);
-      const e = { index, exchange, path: pathOf(exchange.url), input: inputOf(exchange.requestBody) };
-      let threads = this.tracks.get(e.path);
-      if (!threads) this.tracks.set(e.path, (threads = new Map()));
+      const e = { index, exchange, channel: channelOf(exchange), path: pathOf(exchange.url), input: inputOf(exchange.requestBody) };
+      const place = placeOf(e.channel, e.path);
+      let threads = this.tracks.get(place);
+      if (!threads) this.tracks.set(place, (threads = new Map()));
       const thread = threadOf(e.input);
       let track = threads.get(thread);
       if (!track) threads.set(thread, (track = { entries: [], next: 0, taken: false }));
@@ -126,12 +138,18 @@ export class ReplayPlan {
     return this.entries.length;
   }
 
-  /** The recorded exchange that answers `body` POSTed to `path`, marked served; or why there is none. */
-  match(path: string, body: string): ReplayMatch {
+  /** Whether some exchange was recorded on a WebSocket at `path`: where the replay accepts sockets. */
+  servesSocketAt(path: string): boolean {
+    return this.tracks.has(placeOf('websocket', path));
+  }
+
+  /** The recorded exchange that answers `body` sent to `path` over `channel`, marked served; or why there is none. */
+  match(path: string, body: string, channel: Channel = 'http'): ReplayMatch {
     const input = inputOf(body);
     const incoming = threadOf(input);
-    const key = `${path}\u0000${incoming}`;
-    const threads = this.tracks.get(path);
+    const place = placeOf(channel, path);
+    const key = `${place}\u0000${incoming}`;
+    const threads = this.tracks.get(place);
     let track = this.pairs.get(key);
     if (track === undefined && threads) {
       const open = (t: Track | undefined) => t !== undefined && !t.taken && t.next < t.entries.length;
@@ -146,28 +164,29 @@ export class ReplayPlan {
     const next = track?.entries[track.next];
     if (track && next) {
       track.next++;
-      return { ok: true, index: next.index, exchange: next.exchange, differences: differences(path, input, next) };
+      return { ok: true, index: next.index, exchange: next.exchange, differences: differences(path, input, next, channel) };
     }
     const message = track
-      ? `the recording has no further exchange on this thread at ${path}: all ${track.entries.length} were replayed`
+      ? `the recording has no further exchange on this thread at ${place}: all ${track.entries.length} were replayed`
       : threads
-        ? `every recorded thread at ${path} is already being replayed by another thread`
-        : `the recording has no exchange at ${path}`;
-    return { ok: false, message, closest: this.closest(path, input) };
+        ? `every recorded thread at ${place} is already being replayed by another thread`
+        : `the recording has no exchange at ${place}`;
+    return { ok: false, message, closest: this.closest(path, input, channel) };
   }
 
-  private closest(path: string, input: JsonObject | null): { index: number; url: string | null; differences: string[] } | null {
+  private closest(path: string, input: JsonObject | null, channel: Channel): { index: number; url: string | null; differences: string[] } | null {
     let best: Entry | undefined;
     let bestScore = -1;
     for (const e of this.entries) {
       const score =
-        (e.path === path ? 8 : 0) +
+        (e.path === path ? 16 : 0) +
+        (e.channel === channel ? 8 : 0) +
         (input && e.input && input.threadId === e.input.threadId ? 4 : 0) +
         (input && e.input && input.runId === e.input.runId ? 2 : 0) +
         (input && e.input && count(input.messages) === count(e.input.messages) ? 1 : 0);
       if (score > bestScore) [best, bestScore] = [e, score];
     }
-    return best ? { index: best.index, url: best.exchange.url ?? null, differences: differences(path, input, best) } : null;
+    return best ? { index: best.index, url: best.exchange.url ?? null, differences: differences(path, input, best, channel) } : null;
   }
 }
 

@@ -1,16 +1,10 @@
 /** `agui-inspector replay --fault …` as npm installs it (dist/node: run `npm run build:cli` first), asked by a real HTTP client. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { CapturedExchange } from '../../src/exchange/index.ts';
-import { writeHar } from '../../src/formats/har.ts';
-import { ROOT } from '../support/paths.ts';
-import { listening, replayProcess, runEvents } from '../support/replay.ts';
+import { listening, packagedRecording, replayProcess, runEvents } from '../support/replay.ts';
 
-const bin = join(ROOT, 'dist/node/agui-inspector.cjs');
 const utf8 = new TextEncoder();
 const body = JSON.stringify({ threadId: 't1', runId: 'r1', protocolVersion: '1.0', messages: [] });
 const x: CapturedExchange = {
@@ -23,7 +17,6 @@ const x: CapturedExchange = {
   chunks: runEvents('t1', 'r1').map((e) => ({ time: 0, bytes: utf8.encode(`data: ${JSON.stringify(e)}\n\n`) })),
 };
 
-const replay = (args: string[]) => replayProcess(args, [bin]);
 
 /** Resolves once what it printed matches `re`: it logs an answer's faults once the answer has ended. */
 async function printed(p: ReturnType<typeof replayProcess>, re: RegExp): Promise<void> {
@@ -48,15 +41,10 @@ function post(base: string): Promise<{ status: number; headers: Record<string, u
 }
 
 describe('agui-inspector replay --fault (the packaged tool)', () => {
-  let dir: string;
+  const recording = packagedRecording([x]);
+  const replay = recording.replay;
   let har: string;
-  before(() => {
-    assert.ok(existsSync(bin), `${bin} missing: run npm run build:cli`);
-    dir = mkdtempSync(join(tmpdir(), 'agui-replay-faults-'));
-    har = join(dir, 'session.har');
-    writeFileSync(har, writeHar([x], { creator: { name: 'test', version: '0' } }));
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  before(() => (har = recording.file()));
 
   it('stall:300@2 holds event 2 and what follows for 300 ms, and says it injected it', async () => {
     const p = replay([har, '--port', '0', '--speed', 'max', '--fault', 'stall:300@2']);

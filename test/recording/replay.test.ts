@@ -70,6 +70,25 @@ describe('replay: which recorded exchange answers a request', () => {
     ]);
   });
 
+  it('answers a socket\'s input frame only with an exchange recorded on a socket at that path, and an HTTP request only with an HTTP one', () => {
+    const onSocket: CapturedExchange = { ...recorded('ws://127.0.0.1:9/agent/chat', 't2', 'r2'), transport: 'websocket' };
+    const plan = new ReplayPlan([recorded(A, 't1', 'r1'), onSocket]);
+    assert.equal(plan.servesSocketAt('/agent/chat'), true);
+    assert.equal(plan.servesSocketAt('/agent/tools'), false);
+    const m = plan.match('/agent/chat', input('mine', 'x'), 'websocket');
+    assert.ok(m.ok);
+    assert.equal(m.index, 1);
+    const http = plan.match('/agent/chat', input('other', 'y'));
+    assert.ok(http.ok);
+    assert.equal(http.index, 0);
+    const none = plan.match('/agent/chat', input('third', 'z'), 'websocket');
+    assert.ok(!none.ok);
+    assert.equal(none.message, 'every recorded thread at /agent/chat (WebSocket) is already being replayed by another thread');
+    const miss = new ReplayPlan([recorded(A, 't1', 'r1')]).match('/agent/chat', input('t1', 'r1'), 'websocket');
+    assert.ok(!miss.ok);
+    assert.deepEqual(miss.closest?.differences, ['this request came over a WebSocket, the recorded one over HTTP']);
+  });
+
   it('answers an enveloped request (CopilotKit single route) by the input inside', () => {
     const plan = new ReplayPlan([{ ...recorded(A, 't1', 'r1'), requestBody: JSON.stringify({ method: 'agent/run', params: { agentId: 'x' }, body: JSON.parse(input('t1', 'r1')) }) }]);
     const m = plan.match('/agent/chat', JSON.stringify({ method: 'agent/run', body: JSON.parse(input('t1', 'r1')) }));

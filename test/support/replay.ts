@@ -1,6 +1,12 @@
 /** What the replay tests share: a whole run's events, and `agui-inspector replay` run as a process. */
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import type { CapturedExchange } from '../../src/exchange/index.ts';
+import { writeHar } from '../../src/formats/har.ts';
 import { ROOT } from './paths.ts';
 
 /** A whole run that streams one text message, one event an entry. */
@@ -33,4 +39,25 @@ export function listening(p: ReturnType<typeof replayProcess>): Promise<string> 
     });
     p.child.once('exit', (code) => reject(new Error(`replay exited ${code}: ${p.out}${p.err}`)));
   });
+}
+
+const PACKAGED = join(ROOT, 'dist/node/agui-inspector.cjs');
+
+/**
+ * For a suite that runs the packaged tool (`npm run build:cli` first) on a recording: `exchanges` written
+ * to a HAR in a directory of its own before the suite, removed after it. `file()` is its path.
+ */
+export function packagedRecording(exchanges: CapturedExchange[]) {
+  let dir = '';
+  before(() => {
+    assert.ok(existsSync(PACKAGED), `${PACKAGED} missing: run npm run build:cli`);
+    dir = mkdtempSync(join(tmpdir(), 'agui-replay-'));
+    writeFileSync(join(dir, 'session.har'), writeHar(exchanges, { creator: { name: 'test', version: '0' } }));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    file: () => join(dir, 'session.har'),
+    /** `agui-inspector replay <args>` as npm installs it. */
+    replay: (args: string[]) => replayProcess(args, [PACKAGED]),
+  };
 }
