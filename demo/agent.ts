@@ -7,17 +7,26 @@
  *                            the scenario is encodable; `?delay=MS` sets the
  *                            pause between events (the timing scenarios keep
  *                            their own schedule where it is the point)
+ *   GET  /agent/<scenario>   with Upgrade: websocket, the same scenario over a WebSocket
+ *                            (a custom binding, basic/transports#custom-transports): each
+ *                            RunAgentInput sent as a text frame is answered with the
+ *                            scenario's events, one JSON text frame an event, several
+ *                            runs sharing the socket; `?delay=MS` as above, `?close=N`
+ *                            closes the socket with 1011 after N events, mid-run
  *   GET  /scenarios          the scenario list as JSON
  *   GET  /                   the demo page (dist/demo, built on start if missing)
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { buildDemoPage, demoPageIsBuilt, demoPageOutDir } from './build.ts';
+import { RunEnd } from './run-end.ts';
 import { findScenario, scenarioInfo, type Scenario } from './scenarios.ts';
 
 export interface DemoAgentOptions {
@@ -73,6 +82,22 @@ export async function startDemoAgent(opts: DemoAgentOptions = {}): Promise<DemoA
       else sendJson(res, status, { error: message });
     });
   });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    try {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // No CORS stands between a page and a socket: the handshake's Origin is all there is to check.
+      if (req.headers.origin !== undefined && !isLocalOrigin(req.headers.origin)) throw new HttpError(403, 'only pages on 127.0.0.1 or localhost may open a socket');
+      const scenario = scenarioAt(url);
+      const run = { scenario, delayMs: delayFrom(url, defaultDelay), closeAfter: closeFrom(url) };
+      sockets.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, run, (body) => opts.onRequest?.({ path: url.pathname, headers: req.headers, body })));
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : 500;
+      const body = JSON.stringify({ error: err instanceof Error ? err.message : String(err) });
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    }
+  });
   await listen(server, opts.port ?? 0, host);
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('demo agent: server has no TCP address');
@@ -81,7 +106,8 @@ export async function startDemoAgent(opts: DemoAgentOptions = {}): Promise<DemoA
     close: () =>
       new Promise<void>((done, fail) => {
         server.close((err) => (err ? fail(err) : done()));
-        // Streams in flight and idle keep-alive sockets would otherwise hold close() open.
+        // Streams in flight, idle keep-alive connections and open WebSockets would otherwise hold close() open.
+        for (const ws of sockets.clients) ws.terminate();
         server.closeAllConnections();
       }),
   };
@@ -110,8 +136,7 @@ async function handle(
   }
   if (url.pathname.startsWith('/agent/')) {
     if (req.method !== 'POST') throw methodNotAllowed(res, 'POST');
-    const scenario = findScenario(decodeURIComponent(url.pathname.slice('/agent/'.length)));
-    if (!scenario) throw new HttpError(404, `unknown scenario; see GET /scenarios`);
+    const scenario = scenarioAt(url);
     const body = await readBody(req);
     config.onRequest?.({ path: url.pathname, headers: req.headers, body });
     const input = parseRunAgentInput(body);
@@ -132,11 +157,19 @@ function methodNotAllowed(res: ServerResponse, allow: string): HttpError {
   return new HttpError(405, `method not allowed; use ${allow}`);
 }
 
+function scenarioAt(url: URL): Scenario {
+  const scenario = url.pathname.startsWith('/agent/') ? findScenario(decodeURIComponent(url.pathname.slice('/agent/'.length))) : undefined;
+  if (!scenario) throw new HttpError(404, `unknown scenario; see GET /scenarios`);
+  return scenario;
+}
+
 /** The page may be opened from either local spelling, or from another local port (a dev server). */
+const isLocalOrigin = (origin: string) => /^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin);
+
 function allowLocalOrigins(req: IncomingMessage, res: ServerResponse): void {
   const origin = req.headers.origin;
   res.setHeader('Vary', 'Origin');
-  if (origin === undefined || !/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) return;
+  if (origin === undefined || !isLocalOrigin(origin)) return;
   res.setHeader('Access-Control-Allow-Origin', origin);
   res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
   res.setHeader('Access-Control-Allow-Headers', req.headers['access-control-request-headers'] ?? 'Content-Type, Accept');
@@ -149,6 +182,15 @@ function delayFrom(url: URL, fallback: number): number {
   const ms = Number(raw);
   if (!Number.isFinite(ms) || ms < 0) throw new HttpError(400, `delay must be a non-negative number of milliseconds`);
   return ms;
+}
+
+/** `?close=N`: after how many events a socket run closes the socket; null when it does not. */
+function closeFrom(url: URL): number | null {
+  const raw = url.searchParams.get('close');
+  if (raw === null) return null;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new HttpError(400, 'close must be a non-negative number of events');
+  return n;
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -209,20 +251,77 @@ function frames(scenario: Scenario, input: RunAgentInput, accept: string | undef
   };
 }
 
+/**
+ * Writes each frame after its pause: the scenario's own, else `delayMs` between frames. Resolves false
+ * as soon as `signal` aborts — a client that hangs up, or close(), does not wait out a delay.
+ */
+async function sendPaced<F>(frames: readonly F[], pauses: readonly (number | undefined)[], delayMs: number, signal: AbortSignal, write: (frame: F) => void): Promise<boolean> {
+  for (const [i, frame] of frames.entries()) {
+    const pause = pauses[i] ?? (i > 0 ? delayMs : 0);
+    if (pause > 0) await sleep(pause, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) return false;
+    write(frame);
+  }
+  return true;
+}
+
 async function stream(req: IncomingMessage, res: ServerResponse, scenario: Scenario, input: RunAgentInput, delayMs: number): Promise<void> {
   const out = frames(scenario, input, req.headers.accept);
-  // A client that hangs up, or close(), ends the stream without waiting out the delay.
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   res.writeHead(200, { 'Content-Type': out.contentType, 'Cache-Control': 'no-cache', Vary: 'Origin, Accept' });
   res.flushHeaders();
-  for (const [i, frame] of out.frames.entries()) {
-    const pause = out.pauses[i] ?? (i > 0 ? delayMs : 0);
-    if (pause > 0) await sleep(pause, undefined, { signal: gone.signal }).catch(() => undefined);
-    if (gone.signal.aborted) return;
-    res.write(frame);
-  }
-  res.end();
+  if (await sendPaced(out.frames, out.pauses, delayMs, gone.signal, (frame) => res.write(frame))) res.end();
+}
+
+interface SocketRun {
+  scenario: Scenario;
+  delayMs: number;
+  closeAfter: number | null;
+}
+
+/**
+ * One client's socket: each RunAgentInput text frame starts a run of the scenario, its events sent as
+ * JSON text frames (every scenario can go so, the encoder's reach being protobuf's limit). An input that
+ * is no RunAgentInput closes the socket, as the HTTP binding answers it with 400 and no stream.
+ */
+function serveSocket(ws: WebSocket, run: SocketRun, onInput: (body: string) => void): void {
+  const gone = new AbortController();
+  ws.once('close', () => gone.abort());
+  // ws closes the socket itself after an error (a malformed frame, one over maxPayload).
+  ws.on('error', () => {});
+  ws.on('message', (data, isBinary) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (isBinary) return ws.close(1003, 'send the RunAgentInput as a JSON text frame');
+    const body = (data as Buffer).toString('utf8');
+    onInput(body);
+    let input: RunAgentInput;
+    try {
+      input = parseRunAgentInput(body);
+    } catch (err) {
+      return ws.close(1007, err instanceof Error ? err.message : String(err));
+    }
+    void runOnSocket(ws, run, input, gone.signal);
+  });
+}
+
+/**
+ * The scenario's events on the socket. With `?close=N` the socket closes with 1011 after N events, mid-run;
+ * a scenario whose stream ends before the requested run does closes it too, as the HTTP body would end
+ * there — a socket left open would never tell the client the run is cut.
+ */
+async function runOnSocket(ws: WebSocket, { scenario, delayMs, closeAfter }: SocketRun, input: RunAgentInput, signal: AbortSignal): Promise<void> {
+  const all = scenario.events(input);
+  const events = closeAfter === null ? all : all.slice(0, closeAfter);
+  const end = new RunEnd(input.runId);
+  let ended = false;
+  const whole = await sendPaced(events, scenario.pauses?.(all) ?? [], delayMs, signal, (event) => {
+    ws.send(JSON.stringify(event));
+    ended ||= end.endedBy(event);
+  });
+  if (!whole || ended || ws.readyState !== ws.OPEN) return;
+  if (events.length < all.length) ws.close(1011, `demo agent: closed mid-run after ${events.length} events (?close=${closeAfter})`);
+  else ws.close(1000, 'demo agent: the stream ended before the requested run did');
 }
 
 async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -265,6 +364,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   console.log(`AG-UI demo agent on ${agent.url}`);
   console.log(`  demo page:  ${agent.url}/`);
   for (const s of scenarioInfo()) console.log(`  POST ${agent.url}/agent/${s.name.padEnd(20)} ${s.description}`);
+  console.log(`  WebSocket ${agent.url.replace(/^http/, 'ws')}/agent/<scenario>[?close=N]: each scenario over a socket`);
   const stop = () => void agent.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -3,10 +3,16 @@ import { HttpAgent, type Message, type ResumeEntry, type RunAgentInput, type Run
 import { HttpAgent as PreHttpAgent } from '@ag-ui/client-0.0.59';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/proto';
 import { demoFrontendTool, resumeEntriesFor, scenarioInfo, type DemoTransport, type ScenarioInfo } from '../scenarios.ts';
+import { WebSocketAgent } from './socket-agent.ts';
+
+/** The HTTP bindings a scenario may answer in, or the demo agent's WebSocket, where every scenario goes as JSON text frames. */
+type PageTransport = DemoTransport | 'websocket';
 
 export interface DemoRunOptions {
   /** Defaults to the page's transport toggle. */
-  transport?: DemoTransport;
+  transport?: PageTransport;
+  /** `websocket` only: the agent closes the socket with 1011 after this many events (`?close=`); defaults to the page's toggle. */
+  closeAfter?: number;
   /** `interrupt` only: answer the pending interrupts of the last interrupted thread instead of starting a new one. */
   resume?: 'all' | 'partial';
   /** Milliseconds between events; the agent's default when absent. */
@@ -76,9 +82,13 @@ const resumePartial = document.querySelector<HTMLButtonElement>('#resume-partial
 /** The thread the last `interrupt` run left waiting, kept so Resume continues it. */
 let interruptedThread: DemoHttpAgent | undefined;
 
-function selectedTransport(): DemoTransport {
-  return document.querySelector<HTMLInputElement>('input[name="transport"]:checked')?.value === 'protobuf' ? 'protobuf' : 'sse';
+function selectedTransport(): PageTransport {
+  const value = document.querySelector<HTMLInputElement>('input[name="transport"]:checked')?.value;
+  return value === 'protobuf' || value === 'websocket' ? value : 'sse';
 }
+
+/** How many events a socket run gets before the agent closes it, when the page's toggle asks for a close mid-run. */
+const CLOSE_AFTER = 3;
 
 function agentUrl(scenario: string, delay: number | undefined, base = location.origin): string {
   const url = new URL(`/agent/${encodeURIComponent(scenario)}`, base);
@@ -134,10 +144,28 @@ function runPre10(scenario: string, opts: DemoRunOptions): Promise<DemoRunResult
   return collect(scenario, (onEvent) => agent.runAgent(opts.runId === undefined ? {} : { runId: opts.runId }, { onEvent }));
 }
 
+/** A run over the demo agent's WebSocket: a new thread each time (interrupts are resumed over HTTP). */
+function runOverSocket(scenario: string, opts: DemoRunOptions): Promise<DemoRunResult> {
+  if (opts.resume) return Promise.resolve({ events: [], error: 'resume is sent over HTTP: pick SSE or Protobuf' });
+  const closeAfter = opts.closeAfter ?? (document.querySelector<HTMLInputElement>('#close-mid-run')?.checked ? CLOSE_AFTER : undefined);
+  const url = new URL(agentUrl(scenario, opts.delay, opts.base));
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (closeAfter !== undefined) url.searchParams.set('close', String(closeAfter));
+  const agent = new WebSocketAgent({
+    url: url.href,
+    initialMessages: [{ id: 'user-1', role: 'user', content: prompts[scenario] ?? 'Hello!' }],
+    initialState: { preferences: { units: 'metric', currency: 'EUR' } },
+    ...(opts.threadId === undefined ? {} : { threadId: opts.threadId }),
+  });
+  logLine(`${scenario} over websocket${closeAfter === undefined ? '' : ` (closed after ${closeAfter} events)`}`, 'run');
+  return collect(scenario, (onEvent) => agent.runAgent({ tools: [demoFrontendTool], ...(opts.runId === undefined ? {} : { runId: opts.runId }) }, { onEvent }));
+}
+
 async function run(scenario: string, opts: DemoRunOptions = {}): Promise<DemoRunResult> {
   const info = scenarios.find((s) => s.name === scenario);
   if (info?.client === 'pre-1.0') return runPre10(scenario, opts);
   const transport = opts.transport ?? selectedTransport();
+  if (transport === 'websocket') return runOverSocket(scenario, opts);
   let agent: DemoHttpAgent;
   let resume: ResumeEntry[] | undefined;
   if (opts.resume) {

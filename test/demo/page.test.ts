@@ -7,8 +7,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { buildDemoPage, demoPageOutDir } from '../../demo/build.ts';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
-import { scenarioInfo } from '../../demo/scenarios.ts';
-import type { Json } from './helpers.ts';
+import { RunEnd } from '../../demo/run-end.ts';
+import { findScenario, scenarioInfo } from '../../demo/scenarios.ts';
+import { inputFor, type Json } from './helpers.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -92,6 +93,43 @@ describe('the page in Chromium', { skip: existsSync(chromiumPath) ? false : `no 
     assert.equal(sse.events.at(-1)?.type, 'RUN_FINISHED');
     assert.deepEqual(protobuf, sse);
     assert.deepEqual(contentTypes, ['text/event-stream', AGUI_MEDIA_TYPE]);
+  });
+
+  test('over the WebSocket the AbstractAgent delivers the same events, and a close mid-run is an error after the events before it', async () => {
+    const ids = { threadId: 'thread-socket', runId: 'run-socket' };
+    const sse = await run('chat', { ...ids, transport: 'sse' });
+    assert.deepEqual(await run('chat', { ...ids, transport: 'websocket' }), sse);
+    const cut = await run('chat', { ...ids, transport: 'websocket', closeAfter: 3 });
+    assert.equal(cut.error, 'the socket closed before the run ended (1011 demo agent: closed mid-run after 3 events (?close=3))');
+    assert.deepEqual(cut.events, sse.events.slice(0, 3));
+  });
+
+  test('the WebSocket transport and its close toggle, picked on the page', async () => {
+    await page.getByLabel('WebSocket').check();
+    await page.getByLabel('close the socket mid-run').check();
+    try {
+      await page.getByRole('button', { name: 'chat', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'chat: failed after 3 events: the socket closed before the run ended (1011' }).waitFor();
+      await page.getByLabel('close the socket mid-run').uncheck();
+      await page.getByRole('button', { name: 'chat', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'chat: finished' }).waitFor();
+      assert.ok((await page.locator('#event-log li.run').allTextContents()).includes('chat over websocket (closed after 3 events)'));
+    } finally {
+      await page.getByLabel('SSE').check();
+    }
+  });
+
+  test('every scenario runs over the WebSocket, failing where its stream ends before the requested run does', async () => {
+    for (const s of scenarioInfo()) {
+      const ids = { threadId: `thread-ws-${s.name}`, runId: `run-ws-${s.name}` };
+      const end = new RunEnd(ids.runId);
+      const endsItsRun = findScenario(s.name)!.events(inputFor(ids)).some((e) => end.endedBy(e));
+      const result = await run(s.name, { ...ids, transport: 'websocket' });
+      assert.ok(result.events.length > 0, s.name);
+      if (s.name === 'misbehave-malformed') assert.match(result.error ?? '', /delta/);
+      else if (!endsItsRun) assert.match(result.error ?? '', /^the socket closed before the run ended \(1000 /, s.name);
+      else assert.equal(result.error, undefined, s.name);
+    }
   });
 
   test('interrupt, then a partial resume re-interrupts, then a full resume finishes', async () => {
