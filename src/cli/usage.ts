@@ -19,7 +19,9 @@ export const REPLAY_USAGE = `  agui-inspector replay <recording.har> [--port N] 
                                   cut@<k> (end after it), cut-mid@<k> (end inside it),
                                   status:<400-599>[:retry-after=<s>] (an HTTP error, no stream),
                                   error@terminal (RUN_ERROR for RUN_FINISHED), drop@<k>, dup@<k>,
-                                  drip:<bytes per second>`;
+                                  drip:<bytes per second>. Exchanges recorded on a WebSocket are
+                                  served at their path over a WebSocket, an input text frame answered
+                                  with their frames; cut@<k> closes the socket with 1011`;
 
 export const REDUCE_USAGE = `  agui-inspector reduce <file> [--exchange N] [--rule ID] [--out DIR] [--budget N] [--time-limit S] [--name NAME] [--input <RunAgentInput.json>]
                                   shrink one exchange (the first that raises the rule, or an error) to the
