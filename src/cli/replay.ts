@@ -213,8 +213,12 @@ function closeReason(text: string): string {
 const sendable = (code: number | null): code is number =>
   code !== null && ((code >= 1000 && code <= 1014 && ![1004, 1005, 1006].includes(code)) || (code >= 3000 && code <= 4999));
 
-async function* at(ms: number): AsyncGenerator<TimedChunk> {
-  yield { at: ms, bytes: new Uint8Array(0) };
+/** Resolves once `ms` after `start` has come, or at once when `signal` aborts: paced's clock, so a close keeps time with the frames before it. */
+async function until(ms: number, start: number, signal: AbortSignal): Promise<void> {
+  async function* due(): AsyncGenerator<TimedChunk> {
+    yield { at: ms, bytes: new Uint8Array(0) };
+  }
+  for await (const _ of paced(due(), { signal, start })) break;
 }
 
 /** A refusal written on the raw connection of an Upgrade that is not taken, which has no ServerResponse. */
@@ -253,7 +257,7 @@ async function playOnSocket(ws: WebSocket, x: CapturedExchange, text: string, st
   else if (whole && recorded) {
     const input = x.socket!.connection.frames[x.socket!.input]!;
     const due = ((recorded.time - input.time) * 1000) / (o.speed === 'max' ? Infinity : o.speed);
-    for await (const _ of paced(at(Number.isFinite(due) && due > 0 ? due : 0), { signal, start }));
+    await until(Number.isFinite(due) && due > 0 ? due : 0, start, signal);
     if (sendable(recorded.code)) ws.close(recorded.code, closeReason(recorded.reason));
     else ws.terminate();
   }
