@@ -26,7 +26,7 @@ import type { RunAgentInput } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { buildDemoPage, demoPageIsBuilt, demoPageOutDir } from './build.ts';
-import { RunEnd } from './run-end.ts';
+import { RunEnd } from '../src/exchange/run-end.ts';
 import { findScenario, scenarioInfo, type Scenario } from './scenarios.ts';
 
 export interface DemoAgentOptions {

@@ -8,7 +8,7 @@
  */
 import { AbstractAgent, type AgentConfig, type BaseEvent, type RunAgentInput } from '@ag-ui/client';
 import { Observable } from 'rxjs';
-import { RunEnd } from '../run-end.ts';
+import { RunEnd } from '../../src/exchange/run-end.ts';
 
 export class WebSocketAgent extends AbstractAgent {
   /** `ws:` or `wss:`, the demo agent's `/agent/<scenario>` endpoint. */

@@ -10,6 +10,7 @@
 import { isObject, type JsonObject } from '../json.ts';
 import { decodeEvent, MEDIA_TYPES } from '../wire/index.ts';
 import { isAgUiEventValue, runAgentInputIn } from './detect.ts';
+import { RunEnd } from './run-end.ts';
 import type { CapturedExchange, Chunk, SocketClose, SocketConnection, SocketExchange, SocketFrame } from './exchange.ts';
 
 const PREFIX = 4;
@@ -79,7 +80,6 @@ function eventsIn(frame: SocketFrame): Carried[] | null {
 
 const wrap = <T>(one: T | null): T[] | null => (one === null ? null : [one]);
 
-const TERMINAL = new Set<unknown>(['RUN_FINISHED', 'RUN_ERROR']);
 /** The members that name what an event belongs to; an event naming one an exchange has seen is that exchange's. */
 const ID_MEMBERS = ['messageId', 'toolCallId', 'parentMessageId'] as const;
 
@@ -87,29 +87,22 @@ const ID_MEMBERS = ['messageId', 'toolCallId', 'parentMessageId'] as const;
 class Open {
   encoding: Encoding | null = null;
   readonly ids = new Set<string>();
-  /** The runId of the last RUN_STARTED, which a terminal event naming no run ends. */
-  current: unknown = undefined;
+  readonly end: RunEnd;
   done = false;
 
   constructor(
     readonly input: JsonObject,
     readonly frame: SocketFrame,
-  ) {}
-
-  /** Whether the event ends the run the input asked for (basic/transports#the-binding-contract). */
-  ends(event: JsonObject): boolean {
-    if (!TERMINAL.has(event.type)) return false;
-    const runId = 'runId' in event ? event.runId : this.current;
-    return runId === this.input.runId;
+  ) {
+    this.end = new RunEnd(input.runId);
   }
 
   /** The event as its stream's chunk, timed from the input frame. */
   take(event: Carried, time: number): Chunk {
     this.encoding ??= event.encoding;
     const v = event.value;
-    if (v.type === 'RUN_STARTED') this.current = v.runId;
     for (const m of ID_MEMBERS) if (typeof v[m] === 'string') this.ids.add(v[m] as string);
-    if (this.ends(v)) this.done = true;
+    if (this.end.endedBy(v)) this.done = true;
     // Seconds since epoch hold a microsecond at best (a double's 2^-22 s there): finer digits of a difference are rounding.
     return { time: Math.round((time - this.frame.time) * 1e6) / 1e3, bytes: event.bytes };
   }
@@ -123,7 +116,7 @@ class Open {
 function routeOf(event: JsonObject, open: Open[], last: Open | null): Open | null {
   if (open.length === 1) return open[0]!;
   const runId = event.runId;
-  const byRun = runId === undefined ? undefined : open.find((x) => x.input.runId === runId || x.current === runId);
+  const byRun = runId === undefined ? undefined : open.find((x) => x.input.runId === runId || x.end.current === runId);
   if (byRun) return byRun;
   for (const m of ID_MEMBERS) {
     const id = event[m];

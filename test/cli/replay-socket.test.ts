@@ -60,7 +60,8 @@ async function until(what: string, ok: () => boolean, ms = 3_000): Promise<void>
   }
 }
 
-describe('agui-inspector replay on a WebSocket (the packaged tool)', () => {
+// A stale build (no socket replay in dist/node) would leave a client waiting for ever: a bound makes it fail instead.
+describe('agui-inspector replay on a WebSocket (the packaged tool)', { timeout: 60_000 }, () => {
   const packaged = packagedRecording(recording(connection()));
   const replay = (args: string[]) => packaged.replay([packaged.file(), '--port', '0', ...args]);
 
@@ -127,7 +128,7 @@ describe('agui-inspector replay on a WebSocket (the packaged tool)', () => {
   });
 });
 
-describe('replay on a WebSocket: what it answers and what it refuses', () => {
+describe('replay on a WebSocket: what it answers and what it refuses', { timeout: 60_000 }, () => {
   it('closes as the recording\'s socket closed when that close cut the run: its code and reason, at its time', async () => {
     const cut = connection({ code: 1011, reason: 'agent crashed', time: T0 + 0.5 }, recordedEvents.slice(0, 3));
     const server = await startReplay(recording(cut));

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { buildDemoPage, demoPageOutDir } from '../../demo/build.ts';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
-import { RunEnd } from '../../demo/run-end.ts';
+import { RunEnd } from '../../src/exchange/run-end.ts';
 import { findScenario, scenarioInfo } from '../../demo/scenarios.ts';
 import { inputFor, type Json } from './helpers.ts';
 

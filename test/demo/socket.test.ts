@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { RunEnd } from '../../demo/run-end.ts';
+import { RunEnd } from '../../src/exchange/run-end.ts';
 import { scenarios } from '../../demo/scenarios.ts';
 import { inputFor, type Json } from './helpers.ts';
 
