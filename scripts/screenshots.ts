@@ -33,9 +33,11 @@ const SHOTS: { view: string; exchange: number; name?: string }[] = [
   { view: 'state', exchange: 11, name: 'conversation' },
   // The 600 ms backend tool call between two messages, on the demo's own schedule.
   { view: 'waterfall', exchange: 12 },
+  // A chat on a WebSocket the agent closed mid-run: its socket opened above the Timeline.
+  { view: 'timeline', exchange: 13, name: 'socket' },
 ];
 /** Every exchange the session below makes: a shot waits for all of them to be listed. */
-const EXCHANGES = 13;
+const EXCHANGES = 14;
 
 /** The pictures asked for on the command line, by name; all of them when none is named. */
 const only = new Set(process.argv.slice(2));
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     await run('misbehave-tool-args');
     await run('misbehave-conversation');
     await run('slow-tool');
+    await run('chat', { transport: 'websocket', closeAfter: 4 });
 
     const panel = await b.newPage();
     await panel.setViewportSize({ width: 1280, height: 760 });
@@ -78,6 +81,7 @@ async function main(): Promise<void> {
         await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
         await panel.locator('[data-testid=exchange-row]').nth(shot.exchange).click();
         if (shot.view === 'timeline') await panel.locator('[data-testid=timeline-row]').nth(3).click();
+        if (shot.name === 'socket') await panel.locator('[data-testid=socket] > summary').click();
         // The view shows once the worker answered for its detail.
         await panel.waitForFunction(() => !document.querySelector('#view [aria-busy=true]'));
         await sleep(100);
@@ -110,6 +114,16 @@ async function main(): Promise<void> {
       await panel.waitForSelector('#view [data-testid=overview]');
       await sleep(100);
       const file = join(OUT, `narrow-overview-${theme}.png`);
+      await panel.screenshot({ path: file });
+      console.log(file);
+    }
+    for (const theme of wanted('narrow-socket') ? (['light', 'dark'] as const) : []) {
+      await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=timeline`);
+      await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
+      await panel.locator('[data-testid=exchange-row]').nth(13).click();
+      await panel.locator('[data-testid=socket] > summary').click();
+      await sleep(100);
+      const file = join(OUT, `narrow-socket-${theme}.png`);
       await panel.screenshot({ path: file });
       console.log(file);
     }

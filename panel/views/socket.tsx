@@ -32,8 +32,8 @@ export function SocketSummary({ source, x }: { source: SessionSource; x: PanelEx
   return (
     <details class="socket" data-testid="socket" data-frames={view.total} data-not-ag-ui={view.notAgUi} data-close-code={view.close?.code ?? ''}>
       <summary>
-        WebSocket <span class="muted" title={view.url}>{view.url}</span> · <b>{view.total}</b> frame{view.total === 1 ? '' : 's'}
-        {view.notAgUi > 0 ? <>, {view.notAgUi} not AG-UI</> : null} · <span data-testid="socket-close">{closeText(view)}</span>
+        WebSocket <span data-testid="socket-close">{closeText(view)}</span> · <b>{view.total}</b> frame{view.total === 1 ? '' : 's'}
+        {view.notAgUi > 0 ? <>, {view.notAgUi} not AG-UI</> : null} · <span class="muted socket-url" title={view.url}>{view.url}</span>
       </summary>
       <div class="socket-frames">
         <table>
