@@ -4,8 +4,9 @@
  * Chromium's DevTools window, Firefox's panel page (which renders what its DevTools panel shows) — and
  * what `read` returns there once `ready` holds.
  */
-import { test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
+import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import type { DemoRunOptions } from '../../demo/page/main.ts';
 import { openInspectorPanel } from '../../scripts/devtools.ts';
 import { buildExtension, gotoExtensionPage, launchChromium, launchFirefox, poll, until, type ExtensionBrowser, type Target } from './browsers.ts';
@@ -86,4 +87,16 @@ export async function readInPanel<T, A = undefined>(target: Target, agentUrl: st
   } finally {
     await b.close();
   }
+}
+
+/** One test in each browser: `session` run on a demo agent started once, read in the panel once `ready` holds, and `check`ed. */
+export function demoSessionInBothPanels<T>(title: string, name: string, session: readonly DemoStep[], ready: () => boolean, read: () => Promise<T>, check: (r: T) => void): void {
+  describe(title, () => {
+    let agent: DemoAgent | undefined;
+    after(() => agent?.close());
+    bothBrowsers({ chromium: name, firefox: name }, async (target) => {
+      agent ??= await startDemoAgent({ port: 0, delayMs: 1 });
+      check(await readInPanel(target, agent.url, session, ready, read));
+    });
+  });
 }

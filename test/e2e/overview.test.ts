@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe } from 'node:test';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { run } from '../../src/cli/main.ts';
-import { bothBrowsers, readInPanel, type DemoStep } from './demo-panel.ts';
+import { demoSessionInBothPanels, type DemoStep } from './demo-panel.ts';
 
 interface Shown {
   group: string;
@@ -177,11 +175,4 @@ function check(r: OverviewRead): void {
   assert.deepEqual(summary.problems.map((p) => ({ group: p.group, kind: p.kind, row: p.exchange + 1, event: p.event, view: p.view, text: p.text })), r.problems);
 }
 
-describe('the session Overview in the real panel', () => {
-  let agent: DemoAgent | undefined;
-  after(() => agent?.close());
-  const start = async (): Promise<string> => (agent ??= await startDemoAgent({ port: 0, delayMs: 1 })).url;
-  bothBrowsers({ chromium: 'the Overview lists each scenario\'s problem once, in order, and its links land', firefox: 'the Overview lists each scenario\'s problem once, in order, and its links land' }, async (target) => {
-    check(await readInPanel(target, await start(), SESSION, settled, readOverview));
-  });
-});
+demoSessionInBothPanels('the session Overview in the real panel', 'the Overview lists each scenario\'s problem once, in order, and its links land', SESSION, settled, readOverview, check);

@@ -9,10 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe } from 'node:test';
-import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
 import { run } from '../../src/cli/main.ts';
-import { bothBrowsers, readInPanel, type DemoStep } from './demo-panel.ts';
+import { demoSessionInBothPanels, type DemoStep } from './demo-panel.ts';
 
 const SESSION: DemoStep[] = [
   ['chat', { transport: 'websocket', threadId: 'ws-chat', delay: 1 }],
@@ -72,11 +70,4 @@ function check(r: Read): void {
   assert.ok(report.exchanges[4]!.findings.some((f) => f.rule === 'lifecycle/truncated'), 'the cut run is a truncation');
 }
 
-describe('the demo over a WebSocket in the real panel', () => {
-  let agent: DemoAgent | undefined;
-  after(() => agent?.close());
-  const start = async (): Promise<string> => (agent ??= await startDemoAgent({ port: 0, delayMs: 1 })).url;
-  bothBrowsers({ chromium: 'socket exchanges are listed as WS, the cut one shows its close, and check agrees', firefox: 'socket exchanges are listed as WS, the cut one shows its close, and check agrees' }, async (target) => {
-    check(await readInPanel(target, await start(), SESSION, settled, readSockets));
-  });
-});
+demoSessionInBothPanels('the demo over a WebSocket in the real panel', 'socket exchanges are listed as WS, the cut one shows its close, and check agrees', SESSION, settled, readSockets, check);
