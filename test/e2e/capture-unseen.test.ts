@@ -1,7 +1,8 @@
 /**
  * A page cannot tell the Inspector is there: the same probe runs in a browser with the extension and
  * in one without, and everything it can observe of window, of the wrapped functions, of how its
- * arguments are read and of the errors it gets back must be equal. The residual differences, each
+ * arguments are read, of its WebSockets (their prototype, a subclass, listener order, each event's `data`,
+ * binaryType) and of the errors it gets back must be equal. The residual differences, each
  * asserted here exactly as docs/privacy.md documents it: another realm's built-in
  * Function.prototype.toString prints the wrappers as anonymous natives; in Firefox an error thrown
  * through a wrapper keeps the wrapper's `<anonymous code>` frames, and properties Firefox creates
@@ -11,17 +12,19 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { WebSocketServer } from 'ws';
 import { buildExtension, launchChromium, launchFirefox, type ExtensionBrowser } from './browsers.ts';
 import { settled } from './demo-capture.ts';
 
 const INPUT = JSON.stringify({ threadId: 't', runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {} });
-const SSE = [
+const EVENTS = [
   { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
   { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
-].map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+];
+const SSE = EVENTS.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
 
-/** Requests the probe makes that carry a RunAgentInput, so the extension records each one. */
-const AGUI_REQUESTS = 5;
+/** Requests the probe makes that carry a RunAgentInput, so the extension records each one: five over HTTP, two on WebSockets. */
+const AGUI_REQUESTS = 7;
 
 /**
  * The probe, as source: evaluated as a string, so neither driver nor tsx rewrites it, and its stack
@@ -67,6 +70,58 @@ const PROBE = String.raw`(async (input) => {
       return { text: String(e), stack: e.stack, own: Object.getOwnPropertyNames(e), at: [e.fileName, e.lineNumber, e.columnNumber] };
     }
   };
+  // WebSockets: what a socket, its events and a subclass look like; an AG-UI exchange on each, so both are recorded.
+  const wsUrl = 'ws://' + location.host + '/ws';
+  const next = (ws, type) => new Promise((resolve) => ws.addEventListener(type, resolve, { once: true }));
+  const kind = (data) => typeof data === 'string' ? data : data.constructor.name;
+  const ws = new WebSocket(wsUrl);
+  const constructorDescriptor = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'constructor');
+  const sockets = {
+    identity: [ws instanceof WebSocket, Object.getPrototypeOf(ws) === WebSocket.prototype, ws.constructor === WebSocket,
+      WebSocket.prototype.constructor === WebSocket, typeof constructorDescriptor.value, constructorDescriptor.writable,
+      constructorDescriptor.enumerable, constructorDescriptor.configurable, Object.getOwnPropertyNames(ws), Reflect.ownKeys(WebSocket.prototype).map(String)],
+    listeners: [],
+  };
+  let firstEvent = null;
+  let firstData = null;
+  ws.addEventListener('message', (ev) => { firstEvent = ev; firstData = ev.data; sockets.listeners.push('a ' + kind(ev.data)); });
+  ws.onmessage = (ev) => sockets.listeners.push('on ' + (ev === firstEvent) + ' ' + (ev.data === firstData));
+  ws.addEventListener('message', (ev) => sockets.listeners.push('c ' + (ev === firstEvent) + ' ' + (ev.data === firstData)
+    + (typeof ev.data === 'string' ? '' : ' ' + (ev.data instanceof ArrayBuffer ? [...new Uint8Array(ev.data)] : ev.data.size))));
+  await next(ws, 'open');
+  const answered = next(ws, 'message').then(() => next(ws, 'message'));
+  ws.send(input);
+  await answered;
+  ws.binaryType = 'arraybuffer';
+  ws.send(new Uint8Array([1, 2, 3]));
+  await next(ws, 'message');
+  ws.binaryType = 'blob';
+  ws.send(new Blob([new Uint8Array([4, 5])]));
+  await next(ws, 'message');
+  sockets.binaryType = ws.binaryType;
+  ws.send('plain');
+  await next(ws, 'message');
+  const closed = next(ws, 'close');
+  ws.close(1000, 'bye');
+  const { code, reason, wasClean } = await closed;
+  sockets.close = [code, reason, wasClean, ws.readyState];
+
+  class PageSocket extends WebSocket {
+    constructor(url) { super(url); this.tag = 'page'; }
+    hello() { return 'hi ' + this.tag; }
+  }
+  const sub = new PageSocket(wsUrl);
+  sockets.subclass = [sub instanceof PageSocket, sub instanceof WebSocket, Object.getPrototypeOf(sub) === PageSocket.prototype,
+    sub.constructor === PageSocket, sub.hello(), Object.getOwnPropertyNames(sub), PageSocket.name, PageSocket.length];
+  await next(sub, 'open');
+  const subAnswered = next(sub, 'message').then(() => next(sub, 'message'));
+  sub.send(input);
+  sockets.subclass.push(kind((await subAnswered).data));
+  sub.close();
+  const connecting = new WebSocket(wsUrl);
+  const closing = new WebSocket(wsUrl);
+  closing.close();
+
   const used = await fetch('/json');
   await used.text();
   const errors = {
@@ -82,6 +137,15 @@ const PROBE = String.raw`(async (input) => {
     xhrSend: await failure(() => new XMLHttpRequest().send()),
     xhrHeader: await failure(() => new XMLHttpRequest().setRequestHeader('a', 'b')),
     eventSource: await failure(() => new EventSource('http://[bad')),
+    wsBadUrl: await failure(() => new WebSocket('http://[bad')),
+    deepWsBadUrl: await failure(() => frames(12, () => new WebSocket('http://[bad'))),
+    wsScheme: await failure(() => new WebSocket('ftp://127.0.0.1/')),
+    wsNoArguments: await failure(() => new WebSocket()),
+    wsNoNew: await failure(() => WebSocket(wsUrl)),
+    wsSubclassBadUrl: await failure(() => new (class extends WebSocket {})('http://[bad')),
+    wsSendConnecting: await failure(() => connecting.send('x')),
+    wsSendClosed: await failure(() => closing.send('x')),
+    wsSendIllegal: await failure(() => WebSocket.prototype.send.call({}, 'x')),
     toString: await failure(() => Function.prototype.toString.call({})),
     listener: await failure(() => EventTarget.prototype.addEventListener.call(window)),
     clone: await failure(() => used.clone()),
@@ -97,6 +161,7 @@ const PROBE = String.raw`(async (input) => {
     fetch, EventSource, open: XMLHttpRequest.prototype.open, send: XMLHttpRequest.prototype.send,
     setRequestHeader: XMLHttpRequest.prototype.setRequestHeader, close: EventSource.prototype.close,
     addEventListener: EventTarget.prototype.addEventListener, toString: Function.prototype.toString,
+    WebSocket, wsSend: WebSocket.prototype.send,
     url: getter('url'), redirected: getter('redirected'), type: getter('type'), clone: Response.prototype.clone,
   };
   const functions = {};
@@ -106,9 +171,10 @@ const PROBE = String.raw`(async (input) => {
     otherRealm[k] = otherToString.call(f);
   }
   frame.remove();
+  connecting.close();
   return {
     window: { names: Object.getOwnPropertyNames(window), symbols: Object.getOwnPropertySymbols(window).map(String) },
-    functions, otherRealm, reads, errors,
+    functions, otherRealm, reads, errors, sockets,
   };
 })(${JSON.stringify(INPUT)})`;
 
@@ -118,6 +184,7 @@ interface View {
   otherRealm: Record<string, string>;
   reads: string[];
   errors: Record<string, string | { text: string; stack: string; own: string[]; at: unknown[] }>;
+  sockets: unknown;
 }
 
 function startServer(): Promise<{ url: string; server: Server }> {
@@ -129,6 +196,11 @@ function startServer(): Promise<{ url: string; server: Server }> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
+  // A socket answers an input with the run's events, one JSON frame each, and echoes any other frame as it came.
+  new WebSocketServer({ server, path: '/ws' }).on('connection', (socket) => socket.on('message', (data, binary) => {
+    if (!binary && data.toString() === INPUT) for (const e of EVENTS) socket.send(JSON.stringify(e));
+    else socket.send(data, { binary });
+  }));
   return new Promise((r) => server.listen(0, '127.0.0.1', () => {
     const a = server.address();
     r({ url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}/`, server });
@@ -165,6 +237,7 @@ async function compare(withExt: ExtensionBrowser & { newPage(): Promise<unknown>
   const fns = (v: View): unknown => Object.fromEntries(Object.entries(v.functions).map(([k, f]) => [k, (f as unknown[]).map(sorted)]));
   assert.deepEqual(fns(seen), fns(plain), 'name, length, toString, own keys and prototype of every wrapper');
   assert.deepEqual(seen.reads, plain.reads, 'every getter, trap and conversion of the page runs as often, in the same order');
+  assert.deepEqual(seen.sockets, plain.sockets, 'sockets, their events, listeners, binaryType and a subclass look the same');
   // Residual: a realm that never ran the wrapper prints a Proxy as the engine prints any Proxy.
   for (const [k, source] of Object.entries(plain.otherRealm)) {
     assert.equal(source, (plain.functions[k] as unknown[])[2], `natively, ${k} prints the same from any realm`);
@@ -176,12 +249,12 @@ async function compare(withExt: ExtensionBrowser & { newPage(): Promise<unknown>
     assert.doesNotMatch(JSON.stringify(e), ext, `${k}: no extension URL`);
     const own = residual.ownFrame;
     const expected = plain.errors[k]!;
-    if (typeof e === 'string' || typeof expected === 'string' || own === null) {
+    // A native reached through no trap of a wrapper (WebSocket called without `new`) throws as it would alone, Firefox too.
+    if (typeof e === 'string' || typeof expected === 'string' || own === null || !own.test(e.stack)) {
       assert.deepEqual(e, expected, `${k}: the same error, message and stack`);
       continue;
     }
     // Firefox: the wrapper's frames are on top of the page's, and the error says it was thrown there.
-    assert.ok(own.test(e.stack), `${k}: ${e.stack}`);
     assert.ok(e.at[0] === expected.at[0] || e.at[0] === '<anonymous code>', `${k}: ${JSON.stringify(e.at)}`);
     const pageFrames = e.stack.split('\n').filter((line) => !own.test(line)).join('\n');
     assert.deepEqual({ ...e, stack: pageFrames, at: expected.at }, expected, `${k}: the same error, message and page frames`);
@@ -195,6 +268,8 @@ async function compare(withExt: ExtensionBrowser & { newPage(): Promise<unknown>
     ['fetch', 'POST', INPUT, 'text/plain;charset=UTF-8', 'complete'],
     ['fetch', 'POST', INPUT, 'text/plain;charset=UTF-8', 'complete'],
     ['xhr', 'POST', INPUT, 'application/json', 'complete'],
+    ['websocket', 'GET', INPUT, null, 'complete'],
+    ['websocket', 'GET', INPUT, null, 'complete'],
   ], 'the page was still recorded, from what the natives read');
 }
 
