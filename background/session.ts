@@ -431,7 +431,7 @@ export class Session {
     if (msg.k === 'close') {
       this.count(weight(msg.reason));
       // The HAR convention's seconds, as the frames are timed (SocketFrame).
-      const close = s.connection.close = { code: msg.code, reason: msg.reason, time: msg.t / 1000 };
+      const close = s.connection.close = { code: msg.code, reason: msg.reason, time: msg.t / 1000, wasClean: msg.wasClean };
       for (const [k, x] of s.exchanges.entries()) {
         if (x.view.endedAt !== null) continue;
         // Read by the analysis at its end (ExchangeAnalyzerOptions.websocket): the close cut this run short.

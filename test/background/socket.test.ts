@@ -31,7 +31,7 @@ const run = (threadId: string, runId: string, finish = true): BaseEvent[] => [
 type Frame = { send: string } | { receive: string } | { binary: Uint8Array };
 
 /** A socket as the page script reports it: opened, its frames 40 ms apart, then closed (or not). */
-function socket(id: number, frames: Frame[], close: { code: number; reason: string } | null): PageMessage[] {
+function socket(id: number, frames: Frame[], close: { code: number; reason: string; wasClean: boolean } | null): PageMessage[] {
   const msgs: PageMessage[] = [{ k: 'socket', id, t: T0, url: `ws://127.0.0.1:9/agent?s=${id}` }];
   frames.forEach((f, k) => {
     const t = T0 + 10 + 40 * k;
@@ -39,7 +39,7 @@ function socket(id: number, frames: Frame[], close: { code: number; reason: stri
     else if ('send' in f) msgs.push({ k: 'frame', id, t, type: 'send', opcode: 1, data: f.send });
     else msgs.push({ k: 'frame', id, t, type: 'receive', opcode: 1, data: f.receive });
   });
-  if (close) msgs.push({ k: 'close', id, t: T0 + 10 + 40 * frames.length, ...close, wasClean: true });
+  if (close) msgs.push({ k: 'close', id, t: T0 + 10 + 40 * frames.length, ...close });
   return msgs;
 }
 
@@ -51,8 +51,9 @@ const sockets: PageMessage[] = [
     { send: input('t1', 'r1') }, ...run('t1', 'r1').map(json),
     { send: input('t1', 'r2') }, { receive: JSON.stringify(run('t1', 'r2').slice(0, 3)) }, ...run('t1', 'r2').slice(3).map(json),
     { send: input('t1', 'r3') }, ...run('t1', 'r3').map((e) => ({ binary: encoder.encodeProtobuf(e) })),
-  ], { code: 1000, reason: '' }),
-  ...socket(2, [{ send: input('t2', 'r4') }, ...run('t2', 'r4', false).map(json)], { code: 1011, reason: 'agent crashed' }),
+  ], { code: 1000, reason: '', wasClean: true }),
+  // The agent's close frame came, but the connection dropped before the closing handshake completed.
+  ...socket(2, [{ send: input('t2', 'r4') }, ...run('t2', 'r4', false).map(json)], { code: 1011, reason: 'agent crashed', wasClean: false }),
 ];
 
 const drain = (s: Session) => {
@@ -79,7 +80,7 @@ describe('Session: exchanges on recorded WebSockets', () => {
       ['websocket', 'ws://127.0.0.1:9/agent?s=2', 'error', 'websocket', 'failed', ['r4:truncated']],
     ]);
     const cut = view.exchanges[3]!;
-    assert.match(cut.error!, /code 1011 \("agent crashed"\)/);
+    assert.match(cut.error!, /code 1011 \("agent crashed"\), not cleanly/);
     assert.match(cut.report!.findings.find((f) => f.rule === 'transport/custom-binding')!.message, /closed with code 1011 \("agent crashed"\)/);
     assert.deepEqual(view.exchanges.map((x) => x.events.length), [5, 5, 5, 4]);
     assert.equal(view.exchanges[2]!.response?.contentType, 'application/vnd.ag-ui.event+proto');
@@ -106,8 +107,9 @@ describe('Session: exchanges on recorded WebSockets', () => {
       assert.deepEqual([w.type, w.opcode, w.time], [m.type, m.opcode, m.t / 1000]);
       assert.deepEqual(w.opcode === 2 ? new Uint8Array(Buffer.from(w.data, 'base64')) : w.data, m.data);
     }
-    const closes = sockets.flatMap((m) => (m.k === 'close' ? [{ code: m.code, reason: m.reason, time: m.t / 1000 }] : []));
-    assert.deepEqual(entries.map((e: any) => e._agui.close), closes);
+    const closes = sockets.flatMap((m) => (m.k === 'close' ? [{ code: m.code, reason: m.reason, time: m.t / 1000, wasClean: m.wasClean }] : []));
+    assert.deepEqual(entries.map((e: any) => e._agui.close), closes, 'each close as the page saw it, wasClean included');
+    assert.deepEqual(readExchanges(utf8.encode(har), 'export.har').map((x) => x.socket!.connection.close), [closes[0], closes[0], closes[0], closes[1]], 'and read back');
     const read = readExchanges(utf8.encode(har), 'export.har');
     const worker = session.captured().map((x) => unnamed(x.analysis!.report!));
     assert.deepEqual(analyzeExchanges(read).map(unnamed), worker);

@@ -156,7 +156,7 @@ export function websocketTests(target: Target): void {
       assert.deepEqual(frames(entries[0], 'receive'), one.got);
       assert.deepEqual(frames(entries[0], 'send'), ['ping', input('r1'), input('r2')]);
       assert.deepEqual(frames(entries[1], 'receive'), cut.got);
-      assert.equal(entries[1]._agui.close.code, 1011);
+      assert.deepEqual([entries[1]._agui.close.code, entries[1]._agui.close.wasClean], [1011, cut.wasClean], 'the close as the page saw it');
       assert.deepEqual(checkedReports(checked), reports(session));
     });
 

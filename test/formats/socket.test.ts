@@ -101,7 +101,7 @@ const har = {
       socketEntry('wss://agent.example/ws?session=2', messages([
         { send: inputOf('t2', 'r3', 'go') },
         ...cut.slice(0, 3).map((e) => ({ receive: e })),
-      ], T0 + 10), { _agui: { close: { code: 1011, reason: 'agent crashed', time: T0 + 11 }, exchanges: [] } }),
+      ], T0 + 10), { _agui: { close: { code: 1011, reason: 'agent crashed', time: T0 + 11, wasClean: false }, exchanges: [] } }),
     ],
   },
 };
@@ -184,6 +184,14 @@ describe('AG-UI on a WebSocket, from a Chromium HAR', () => {
     assert.equal(writeHar(back, meta), written);
     const entries = JSON.parse(written).log.entries;
     assert.deepEqual(entries.map((e: any) => [e._resourceType, e._webSocketMessages.length, e._agui.exchanges.map((r: any) => r.input)]), [['websocket', 13, [1, 7]], ['websocket', 4, [0]]]);
+    assert.deepEqual(entries[1]._agui.close, { code: 1011, reason: 'agent crashed', time: T0 + 11, wasClean: false });
+  });
+
+  it('reads a close that does not say whether it was clean as not known', () => {
+    const doc = structuredClone(har);
+    delete (doc.log.entries[1] as { _agui: { close: { wasClean?: boolean } } })._agui.close.wasClean;
+    const [, , cut] = readExchanges(utf8.encode(JSON.stringify(doc)), 'socket.har');
+    assert.deepEqual(cut!.socket!.connection.close, { code: 1011, reason: 'agent crashed', time: T0 + 11, wasClean: null });
   });
 
   it('the session export writes a socket unredacted only, and reads back to the same file', () => {
