@@ -14,7 +14,8 @@
  * read by a `SocketReader` as its frames come: each exchange on it becomes a session exchange like an HTTP
  * one (api `websocket`), analysed as its events arrive and ended by its requested run's terminal event or by
  * the socket's close, which truncates an unfinished run (basic/transports#the-binding-contract). A frame
- * over the caps caps the socket: none of its later frames is kept and its open exchanges' analyses stop.
+ * over the caps, or one the relay or the page script reports lost (a `dropped` message naming the socket),
+ * caps the socket: none of its later frames is kept and its open exchanges' analyses stop at the hole.
  *
  * Capture is queued as it arrives and applied by `work`, a bounded step at a time (one message, or one
  * frame of a chunk), so that the worker can interleave every tab's analysis with answering panels: a
@@ -284,6 +285,12 @@ export class Session {
       this.drop('exchanges', msg.exchanges);
       this.drop('chunks', msg.chunks, msg.bytes);
       this.drop('rejected', msg.rejected);
+      if (msg.socket !== undefined) {
+        const s = this.sockets.get(`${doc}:ws${msg.socket}`);
+        if (!s) return false;
+        this.capSocket(s);
+        return true;
+      }
       const x = msg.id === null ? undefined : this.byKey.get(`${doc}:${msg.id}`);
       if (!x) return false;
       this.cap(x);
@@ -433,7 +440,8 @@ export class Session {
       // The HAR convention's seconds, as the frames are timed (SocketFrame).
       const close = s.connection.close = { code: msg.code, reason: msg.reason, time: msg.t / 1000, wasClean: msg.wasClean };
       for (const [k, x] of s.exchanges.entries()) {
-        if (x.view.endedAt !== null) continue;
+        // Unset where the tab's exchange cap refused that exchange.
+        if (!x || x.view.endedAt !== null) continue;
         // Read by the analysis at its end (ExchangeAnalyzerOptions.websocket): the close cut this run short.
         if (!s.reader.finished(k)) x.socket!.socket!.cutBy = close;
         this.endSocketExchange(x, msg.t, `WebSocket closed with code ${msg.code}${msg.reason === '' ? '' : ` (${JSON.stringify(msg.reason)})`}${msg.wasClean ? '' : ', not cleanly'}`);
@@ -443,8 +451,7 @@ export class Session {
     const size = typeof msg.data === 'string' ? msg.data.length : msg.data.byteLength;
     if (s.capped || !this.hold(size)) {
       this.drop('chunks', 1, size);
-      s.capped = true;
-      for (const x of s.exchanges) if (x.view.endedAt === null) this.cap(x);
+      this.capSocket(s);
       return false;
     }
     const frame = { type: msg.type, time: msg.t / 1000, opcode: msg.opcode, data: msg.data };
@@ -488,6 +495,13 @@ export class Session {
       yield* this.analyseChunk(x, step.chunk.bytes, step.chunk.time);
     }
     return true;
+  }
+
+  /** A frame of the socket is lost: none after it is kept, and its open exchanges' analyses stop at the hole. */
+  private capSocket(s: Socket): void {
+    s.capped = true;
+    // forEach skips the exchanges the tab's cap refused.
+    s.exchanges.forEach((x) => x.view.endedAt === null && this.cap(x));
   }
 
   private startSocketReading(x: Exchange): void {

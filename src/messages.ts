@@ -122,6 +122,11 @@ export interface DroppedMessage {
   bytes: number;
   /** Page messages the relay refused as malformed. */
   rejected: number;
+  /**
+   * A recorded socket that lost a frame: what follows it has a hole, so its exchanges' analyses stop there,
+   * as a capped exchange's do. Sent before any later message of the socket; absent when no socket lost one.
+   */
+  socket?: number;
 }
 /**
  * A WebSocket of the page carries AG-UI (one of its client frames was a RunAgentInput): from here on the
@@ -535,11 +540,13 @@ function checkCommon(x: unknown, bytes: (b: unknown, max: number) => Uint8Array 
       return keys(x, ['k', 'id', 't', 'outcome', 'error']) && int(x.id) && time(x.t) && oneOf(x.outcome, OUTCOMES) && strOrNull(x.error, LIMITS.text)
         ? { k: 'end', id: x.id, t: x.t, outcome: x.outcome, error: x.error }
         : null;
-    case 'dropped':
-      return keys(x, ['k', 't', 'id', 'exchanges', 'chunks', 'bytes', 'rejected']) && time(x.t) && (x.id === null || int(x.id)) &&
-        int(x.exchanges) && int(x.chunks) && int(x.bytes) && int(x.rejected)
-        ? { k: 'dropped', t: x.t, id: x.id, exchanges: x.exchanges, chunks: x.chunks, bytes: x.bytes, rejected: x.rejected }
+    case 'dropped': {
+      const socket = 'socket' in x;
+      return keys(x, ['k', 't', 'id', 'exchanges', 'chunks', 'bytes', 'rejected', ...(socket ? ['socket'] : [])]) && time(x.t) && (x.id === null || int(x.id)) &&
+        int(x.exchanges) && int(x.chunks) && int(x.bytes) && int(x.rejected) && (!socket || int(x.socket))
+        ? { k: 'dropped', t: x.t, id: x.id, exchanges: x.exchanges, chunks: x.chunks, bytes: x.bytes, rejected: x.rejected, ...(socket ? { socket: x.socket as number } : {}) }
         : null;
+    }
     case 'socket':
       return keys(x, ['k', 'id', 't', 'url']) && int(x.id) && time(x.t) && str(x.url, LIMITS.url) ? { k: 'socket', id: x.id, t: x.t, url: x.url } : null;
     case 'frame': {

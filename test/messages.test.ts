@@ -165,4 +165,11 @@ describe('checkPageBatch and checkRelayMessage: what crosses from the page', () 
     assert.equal(checkRelayMessage({ type: 'capture', seq: 1, msgs: [socket, { ...binary, data: '%%%' }] }), null);
     assert.equal(checkRelayMessage({ type: 'capture', seq: 1, msgs: [socket, { ...binary, data: 'A'.repeat(Math.ceil(LIMITS.frame / 3) * 4 + 4) }] }), null);
   });
+
+  it('takes a drop report naming a socket with a hole, or none, exactly', () => {
+    const dropped = { k: 'dropped', t: 1, id: null, exchanges: 0, chunks: 1, bytes: 3, rejected: 0 };
+    assert.deepEqual(checkPageBatch([dropped, { ...dropped, socket: 2 }]), [dropped, { ...dropped, socket: 2 }]);
+    const bad: unknown[] = [{ ...dropped, socket: -1 }, { ...dropped, socket: null }, { ...dropped, socket: '2' }, { ...dropped, socket: 2, extra: 1 }];
+    assert.deepEqual(checkPageBatch(bad), bad.map(() => null));
+  });
 });

@@ -109,6 +109,8 @@ import { scheduler } from '../scheduler.ts';
   }
   const exchanges = new Opened();
   const sockets = new Opened();
+  /** Recorded sockets that lost a frame, here or in the page: their later frames go too, up to their close. */
+  const holed = new Set<number>();
   const dropped = { exchanges: 0, chunks: 0, bytes: 0, rejected: 0 };
   const droppedFor = new Set<number>();
   let dropTimer: ReturnType<typeof setTimeout> | null = null;
@@ -119,6 +121,16 @@ import { scheduler } from '../scheduler.ts';
     if (id !== null) droppedFor.add(id);
     // Reported in batches: a flood of bad messages must not become a flood of reports.
     dropTimer ??= setTimeout(reportDrops, 200);
+  }
+
+  /**
+   * Tells the worker at once, in order with the socket's messages, that socket `id` has a hole: a drop
+   * report comes later, and the frames after the hole must not be read as if they followed on.
+   */
+  function hole(id: number): void {
+    if (!sockets.open.has(id) || holed.has(id)) return;
+    holed.add(id);
+    forward({ k: 'dropped', t: performance.timeOrigin + performance.now(), id: null, exchanges: 0, chunks: 0, bytes: 0, rejected: 0, socket: id }, 0);
   }
 
   function reportDrops(): void {
@@ -209,12 +221,17 @@ import { scheduler } from '../scheduler.ts';
       case 'frame': {
         const n = typeof msg.data === 'string' ? msg.data.length : msg.data.byteLength;
         if (!sockets.open.has(msg.id)) return sockets.refused.has(msg.id) ? drop(null, 'chunks', n) : drop(null, 'rejected');
-        if (buffered + outgoingSize + n > LIMITS.relayBuffer) return drop(null, 'chunks', n);
+        if (holed.has(msg.id) || buffered + outgoingSize + n > LIMITS.relayBuffer) {
+          hole(msg.id);
+          return drop(null, 'chunks', n);
+        }
         return forward(msg, n);
       }
       case 'close':
+        holed.delete(msg.id);
         return sockets.close(msg, msg.reason.length);
       case 'dropped':
+        if (msg.socket !== undefined) hole(msg.socket);
         dropped.exchanges += msg.exchanges;
         dropped.chunks += msg.chunks;
         dropped.bytes += msg.bytes;

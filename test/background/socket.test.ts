@@ -135,6 +135,26 @@ describe('Session: exchanges on recorded WebSockets', () => {
     assert.equal(x!.capped, true);
   });
 
+  it('stops reading a socket at a frame the relay or page reports lost: its open exchange capped as of the hole, later frames not read across it', () => {
+    // Socket 1's first exchange: its input, RUN_STARTED, TEXT_MESSAGE_START; then TEXT_MESSAGE_CONTENT is lost.
+    const lostAt = 5;
+    const hole: PageMessage = { k: 'dropped', t: T0 + 200, id: null, exchanges: 0, chunks: 0, bytes: 0, rejected: 0, socket: 1 };
+    const after = sockets.slice(lostAt + 1).filter((m) => m.k === 'frame' && m.id === 1).length;
+    const { session, log } = recorded([...sockets.slice(0, lostAt), hole, ...sockets.slice(lostAt + 1)]);
+    const view = session.snapshot();
+    assert.deepEqual(view.exchanges.map((x) => [x.url, x.capped, x.outcome, x.events.length, x.report?.runs.map((r) => `${r.runId}:${r.outcome}`)]), [
+      // Read across the hole, TEXT_MESSAGE_END would have followed START and the run would have finished, judged whole.
+      ['ws://127.0.0.1:9/agent?s=1', true, 'error', 2, ['r1:running']],
+      ['ws://127.0.0.1:9/agent?s=2', false, 'error', 4, ['r4:truncated']],
+    ], 'the later exchanges on socket 1 are never opened; socket 2 is read as before');
+    assert.equal(session.stats().dropped.chunks, after, 'every later frame of socket 1 dropped and counted');
+    const restarted = new Session(1, 'http://127.0.0.1/', false, DEFAULT_LIMITS);
+    restarted.docs = { doc: 1 };
+    restarted.replay(log);
+    drain(restarted);
+    assert.deepEqual(restarted.captured().map((x) => x.analysis), session.captured().map((x) => x.analysis), 'the hole is in the log');
+  });
+
   it('records nothing of a socket that opens while capture is paused', () => {
     const session = new Session(1, 'u', false, DEFAULT_LIMITS);
     session.recording = false;

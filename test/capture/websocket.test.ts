@@ -103,6 +103,23 @@ describe('wrapWebSocket over real sockets', () => {
     assert.deepEqual(dropped.map((m) => m.k === 'dropped' && m.chunks), [2 * HOLD_FRAMES + 1 - HOLD_FRAMES]);
   });
 
+  it('reports a frame lost once the socket is recorded as a hole in it, in order; one lost before the input as a count only', async () => {
+    const { WS, posted } = wrapped();
+    // A number is neither a string nor binary data: the native converts it, the wrapper records nothing of it.
+    await talk(WS, [7 as never, RUN_INPUT, 42 as never, 'after', 'close-me']);
+    const id = (posted[0] as Extract<PageMessage, { k: 'socket' }>).id;
+    const told = posted.map((m) => {
+      if (m.k === 'dropped') return `dropped ${m.chunks}${m.socket === undefined ? '' : ` hole in ${m.socket}`}`;
+      if (m.k === 'frame') return `${m.type} ${m.data === RUN_INPUT ? 'input' : typeof m.data === 'string' ? m.data : 'binary'}`;
+      return m.k;
+    });
+    assert.deepEqual(told, [
+      'socket', 'receive {"hello":1}', 'receive echo:7', 'send input', 'dropped 1',
+      `receive ${JSON.stringify(events[0])}`, `dropped 1 hole in ${id}`, 'receive binary',
+      'send after', 'receive echo:42', 'send close-me', 'receive echo:after', 'close',
+    ]);
+  });
+
   it('looks native: name, length, toString, prototype and constructor', () => {
     const { WS } = wrapped();
     class Native extends NodeWebSocket {}

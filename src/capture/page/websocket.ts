@@ -12,7 +12,9 @@
  * frame's ArrayBuffer is copied as the event is delivered; a Blob (binaryType 'blob') is read with the
  * native Blob.arrayBuffer, in order with the socket's other frames, each timed at its event. A frame the
  * page sends as anything but a string or binary data is converted by the native alone (converting it here
- * would run page code twice) and is counted as lost, not recorded.
+ * would run page code twice) and is counted as lost, not recorded. A frame lost or cut once the socket is
+ * recorded is reported as a hole in it (`dropped` naming the socket), in order, so that the worker stops
+ * reading its exchanges there rather than across it.
  */
 import { runAgentInputIn, withoutUserInfo } from '../../exchange/index.ts';
 import { LIMITS, type FrameMessage, type PageMessage } from '../../messages.ts';
@@ -99,8 +101,11 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
       if (typeof data === 'string') return this.queue(() => this.frame(type, t, data));
       if (isView(data) || brand(bufferLength, data)) {
         const { bytes, cut } = copy(data as ArrayBuffer);
-        this.lose(0, cut);
-        return this.queue(() => this.frame(type, t, bytes));
+        // Counted when its turn comes: a loss reported while recording is a hole in what follows it.
+        return this.queue(() => {
+          this.lose(0, cut);
+          this.frame(type, t, bytes);
+        });
       }
       if (!brand(blobSize, data)) return this.lose(1, 0);
       this.waiting++;
@@ -160,14 +165,20 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
       post({ k: 'socket', id: this.id, t: this.t, url: withoutUserInfo(this.url).slice(0, LIMITS.url) });
       for (const m of held) post(m);
       post(input);
-      this.lose(0, 0);
+      // Lost before the input: no exchange of the socket had begun, so no hole in one.
+      this.report(false);
     }
 
     private lose(frames: number, bytes: number): void {
       this.lost.frames += frames;
       this.lost.bytes += bytes;
-      if (this.state !== 'recording' || (this.lost.frames === 0 && this.lost.bytes === 0)) return;
-      post({ k: 'dropped', t: now(), id: null, exchanges: 0, chunks: this.lost.frames, bytes: this.lost.bytes, rejected: 0 });
+      if (this.state === 'recording') this.report(true);
+    }
+
+    /** Reports what was lost so far; `hole`: lost while recorded, so what follows it cannot be read as if it followed on. */
+    private report(hole: boolean): void {
+      if (this.lost.frames === 0 && this.lost.bytes === 0) return;
+      post({ k: 'dropped', t: now(), id: null, exchanges: 0, chunks: this.lost.frames, bytes: this.lost.bytes, rejected: 0, ...(hole ? { socket: this.id } : {}) });
       this.lost = { frames: 0, bytes: 0 };
     }
 
