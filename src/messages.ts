@@ -47,7 +47,10 @@ export const LIMITS = {
   text: 1024,
   /** Exchanges one document may have open at once; more are dropped and counted. The same bound holds its recorded open WebSockets. */
   openExchanges: 256,
-  /** Largest WebSocket frame recorded whole, as large as a request body (an input frame is one); a longer one is cut to it and the cut counted. */
+  /**
+   * Largest WebSocket frame recorded whole, as large as a request body (an input frame is one); a longer one is cut to
+   * it and the cut counted, a hole in a recorded socket (DroppedMessage.socket).
+   */
   frame: 16 * 1024 * 1024,
   /**
    * Response bytes the relay keeps unacknowledged (in flight, not yet stored, or waiting for a stopped worker); beyond it
