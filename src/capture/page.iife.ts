@@ -55,7 +55,7 @@ import { wrapXhr } from './page/xhr.ts';
   let armed: OverrideMatch | null = null;
   // Acts can only come once the wrappers are in place, a task after this one at the earliest.
   let act: Actor | null = null;
-  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer, Promise }, pool, { recording: (on) => (recording = on), override: (match) => (armed = match) }, () => act);
+  const channel = relayChannel({ window, MessageChannel, MessagePort, ArrayBuffer, Promise, MessageEvent }, pool, { recording: (on) => (recording = on), override: (match) => (armed = match) }, () => act);
   const batch = batcher({ send: channel.send, schedule: channel.schedule, pool, stagingBytes: STAGING_BYTES, maxBatch: LIMITS.batch });
   const sink = sinks({ post: batch.post, stageCopy: batch.stageCopy, now, recording: () => recording });
 
@@ -79,7 +79,7 @@ import { wrapXhr } from './page/xhr.ts';
     { disguise, sink, bodies, now, resolveUrl, armed: () => armed, ask: channel.ask },
   );
   if (window.WebSocket) {
-    wrapWebSocket(window, { WebSocket: window.WebSocket, addEventListener, ArrayBuffer, Blob, Promise }, { disguise, post: batch.post, now, recording: () => recording });
+    wrapWebSocket(window, { WebSocket: window.WebSocket, addEventListener, ArrayBuffer, Blob, Promise, MessageEvent, CloseEvent }, { disguise, post: batch.post, now, recording: () => recording });
   }
   if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
 })();

@@ -74,6 +74,13 @@ const PROBE = String.raw`(async (input) => {
   const wsUrl = 'ws://' + location.host + '/ws';
   const next = (ws, type) => new Promise((resolve) => ws.addEventListener(type, resolve, { once: true }));
   const kind = (data) => typeof data === 'string' ? data : data.constructor.name;
+  // The page's own accessors on what a socket and its events hand out run only when the page reads them.
+  for (const [proto, key] of [[MessageEvent.prototype, 'data'], [CloseEvent.prototype, 'code'], [CloseEvent.prototype, 'reason'],
+    [CloseEvent.prototype, 'wasClean'], [WebSocket.prototype, 'url'], [WebSocket.prototype, 'readyState'], [Blob.prototype, 'size']]) {
+    const native = Object.getOwnPropertyDescriptor(proto, key);
+    const label = proto[Symbol.toStringTag] + '.' + key;
+    Object.defineProperty(proto, key, { ...native, get() { reads.push(label); return native.get.call(this); } });
+  }
   const ws = new WebSocket(wsUrl);
   const constructorDescriptor = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'constructor');
   const sockets = {

@@ -8,6 +8,7 @@
  */
 import { HANDSHAKE, type ActedMessage, type AnswerAsk, type OverrideMatch, type PageAnswer, type PageMessage, type RelayToPage } from '../../messages.ts';
 import type { Actor } from './resend.ts';
+import { nativeGetter } from './disguise.ts';
 import type { BufferPool } from './pool.ts';
 
 export interface ChannelNatives {
@@ -16,6 +17,8 @@ export interface ChannelNatives {
   MessagePort: typeof MessagePort;
   ArrayBuffer: ArrayBufferConstructor;
   Promise: PromiseConstructor;
+  /** Whose native `data` accessor reads the relay's messages; absent where the port delivers events of its own (the unit tests'). */
+  MessageEvent?: typeof MessageEvent;
 }
 
 /** What the relay tells the page script of the tab's state. */
@@ -37,11 +40,12 @@ export function relayChannel(n: ChannelNatives, pool: BufferPool, told: Told, ac
   const { apply } = Reflect;
   const portPost = n.MessagePort.prototype.postMessage;
   const NativeArrayBuffer = n.ArrayBuffer;
+  const eventData = nativeGetter(n.MessageEvent?.prototype, 'data');
   const channel = new n.MessageChannel();
   const port = channel.port1;
   n.window.postMessage({ [HANDSHAKE]: true }, '*', [channel.port2]);
   port.onmessage = (ev: MessageEvent) => {
-    const data: unknown = ev.data;
+    const data = eventData(ev);
     if (data instanceof NativeArrayBuffer) pool.give(data);
     else if (typeof data !== 'object' || data === null) return;
     else if ('recording' in data && typeof data.recording === 'boolean') told.recording(data.recording);

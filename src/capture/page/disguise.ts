@@ -97,3 +97,13 @@ export function disguise(NativeError: ErrorConstructor, NativeDOMException: new 
     },
   };
 }
+
+/**
+ * Reads `key` with the native accessor `proto` has now: one a page later puts in its place must run only
+ * when the page reads. Without that accessor (objects of the unit tests' own kinds), a plain read.
+ */
+export function nativeGetter(proto: object | undefined, key: string): (o: object) => unknown {
+  const { apply, getOwnPropertyDescriptor } = Reflect;
+  const get = proto && getOwnPropertyDescriptor(proto, key)?.get;
+  return get ? (o) => apply(get, o, []) : (o) => (o as Record<string, unknown>)[key];
+}

@@ -8,7 +8,9 @@
  *
  * What the page sees is unchanged: the constructor and `send` are disguised Proxies; our `message` and
  * `close` listeners are added with the native addEventListener as the socket is made, before any of the
- * page's can be, so delivery to the page keeps its order; nothing here throws into the page. A binary
+ * page's can be, so delivery to the page keeps its order; the socket's and its events' members are read
+ * with the native accessors, so an accessor the page put in their place runs only when the page reads;
+ * nothing here throws into the page. A binary
  * frame's ArrayBuffer is copied as the event is delivered; a Blob (binaryType 'blob') is read with the
  * native Blob.arrayBuffer, in order with the socket's other frames, each timed at its event. A frame the
  * page sends as anything but a string or binary data is converted by the native alone (converting it here
@@ -18,7 +20,7 @@
  */
 import { runAgentInputIn, withoutUserInfo } from '../../exchange/index.ts';
 import { LIMITS, type FrameMessage, type PageMessage } from '../../messages.ts';
-import type { Disguise } from './disguise.ts';
+import { nativeGetter, type Disguise } from './disguise.ts';
 
 /** What an undecided socket holds of its latest frames. */
 export const HOLD_FRAMES = 64;
@@ -32,6 +34,9 @@ export interface WebSocketNatives {
   /** Absent where the realm has none (the unit tests' Node sockets deliver no Blob). */
   Blob?: typeof Blob;
   Promise: PromiseConstructor;
+  /** The realm's event classes, whose native accessors are read; absent where sockets deliver events of their own (the unit tests' `ws`). */
+  MessageEvent?: typeof MessageEvent;
+  CloseEvent?: typeof CloseEvent;
 }
 
 export interface WebSocketDeps {
@@ -49,7 +54,15 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
   const { post, now, recording } = deps;
   const NativeWebSocket = n.WebSocket;
   const OPEN = NativeWebSocket.OPEN;
-  const readyState = getOwnPropertyDescriptor(NativeWebSocket.prototype, 'readyState')?.get;
+  const closeEvent = n.CloseEvent?.prototype;
+  const member = {
+    url: nativeGetter(NativeWebSocket.prototype, 'url'),
+    readyState: nativeGetter(NativeWebSocket.prototype, 'readyState'),
+    data: nativeGetter(n.MessageEvent?.prototype, 'data'),
+    code: nativeGetter(closeEvent, 'code'),
+    reason: nativeGetter(closeEvent, 'reason'),
+    wasClean: nativeGetter(closeEvent, 'wasClean'),
+  };
   const isView = n.ArrayBuffer.isView;
   const bufferLength = getOwnPropertyDescriptor(n.ArrayBuffer.prototype, 'byteLength')!.get!;
   const bufferSlice = n.ArrayBuffer.prototype.slice;
@@ -184,9 +197,9 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
 
     close(ev: CloseEvent): void {
       const t = now();
-      const { code, reason, wasClean } = ev;
+      const closed = { code: member.code(ev) as number, reason: String(member.reason(ev)).slice(0, LIMITS.text), wasClean: Boolean(member.wasClean(ev)) };
       this.queue(() => {
-        if (this.state === 'recording') post({ k: 'close', id: this.id, t, code, reason: String(reason).slice(0, LIMITS.text), wasClean: Boolean(wasClean) });
+        if (this.state === 'recording') post({ k: 'close', id: this.id, t, ...closed });
         this.state = 'done';
         this.held = [];
       });
@@ -197,9 +210,9 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
     construct(target, args: unknown[], newTarget) {
       const ws = construct(target, args, newTarget === WrappedWebSocket ? target : newTarget) as WebSocket;
       try {
-        const tap = new Tap(ws.url, now());
+        const tap = new Tap(member.url(ws) as string, now());
         taps.set(ws, tap);
-        apply(n.addEventListener, ws, ['message', (ev: MessageEvent) => guard(() => tap.take('receive', ev.data))]);
+        apply(n.addEventListener, ws, ['message', (ev: MessageEvent) => guard(() => tap.take('receive', member.data(ev)))]);
         apply(n.addEventListener, ws, ['close', (ev: CloseEvent) => guard(() => tap.close(ev))]);
       } catch {
         // Capture must never stand between the page and its socket.
@@ -211,7 +224,7 @@ export function wrapWebSocket(scope: { WebSocket: typeof WebSocket }, n: WebSock
     apply(target, self, args: unknown[]) {
       const tap = taps.get(self as WebSocket);
       // A frame sent while the socket is not open never leaves: the native drops it (or throws, while connecting).
-      const open = tap !== undefined && guard(() => (readyState ? apply(readyState, self, []) : (self as WebSocket).readyState) === OPEN);
+      const open = tap !== undefined && guard(() => member.readyState(self as WebSocket) === OPEN);
       const result = apply(target, self, args);
       if (open) guard(() => tap.take('send', args[0]));
       return result;
