@@ -440,8 +440,7 @@ export class Session {
       // The HAR convention's seconds, as the frames are timed (SocketFrame).
       const close = s.connection.close = { code: msg.code, reason: msg.reason, time: msg.t / 1000, wasClean: msg.wasClean };
       for (const [k, x] of s.exchanges.entries()) {
-        // Unset where the tab's exchange cap refused that exchange.
-        if (!x || x.view.endedAt !== null) continue;
+        if (x.view.endedAt !== null) continue;
         // Read by the analysis at its end (ExchangeAnalyzerOptions.websocket): the close cut this run short.
         if (!s.reader.finished(k)) x.socket!.socket!.cutBy = close;
         this.endSocketExchange(x, msg.t, `WebSocket closed with code ${msg.code}${msg.reason === '' ? '' : ` (${JSON.stringify(msg.reason)})`}${msg.wasClean ? '' : ', not cleanly'}`);
@@ -500,8 +499,7 @@ export class Session {
   /** A frame of the socket is lost: none after it is kept, and its open exchanges' analyses stop at the hole. */
   private capSocket(s: Socket): void {
     s.capped = true;
-    // forEach skips the exchanges the tab's cap refused.
-    s.exchanges.forEach((x) => x.view.endedAt === null && this.cap(x));
+    for (const x of s.exchanges) if (x.view.endedAt === null) this.cap(x);
   }
 
   private startSocketReading(x: Exchange): void {
