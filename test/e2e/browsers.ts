@@ -85,6 +85,20 @@ export async function alteredExtension(target: Target, name: string, edit: (dir:
   return dir;
 }
 
+/** Runs `fn` in `target` with the altered extension copy `extDir` loaded, then closes the browser and removes the copy. */
+export async function inAlteredBrowser(target: Target, extDir: string, fn: (b: Awaited<ReturnType<typeof launchWith>>) => Promise<void>): Promise<void> {
+  try {
+    const b = await launchWith(target, extDir);
+    try {
+      await fn(b);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    rmSync(extDir, { recursive: true, force: true });
+  }
+}
+
 /** Either browser with an extension loaded from `extDir`, for a test that runs alike in both. */
 export function launchWith(target: Target, extDir: string): Promise<ExtensionBrowser & { newPage(): Promise<unknown> }> {
   return target === 'chrome' ? launchChromium({ extDir }) : launchFirefox({ extDir });

@@ -7,11 +7,11 @@
  * literals that are parsed and compiled before any of the relay runs.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, rmSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDemoAgent, type DemoAgent } from '../../demo/agent.ts';
-import { alteredExtension, launchWith, type Target } from './browsers.ts';
+import { alteredExtension, inAlteredBrowser, type Target } from './browsers.ts';
 import { chatOnDemoPage, settled } from './demo-capture.ts';
 
 /** About 100 times the relay's own size; 1 MB already made it miss the handshake. */
@@ -28,31 +28,24 @@ function withLateRelay(target: Target): Promise<string> {
 
 describe('a relay that compiles after the page script still gets the page\'s capture', () => {
   let agent: DemoAgent;
-  const dirs: string[] = [];
 
   before(async () => {
     agent = await startDemoAgent({ port: 0, delayMs: 0 });
   });
   after(async () => {
     await agent?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   for (const [target, name] of [['firefox', 'Firefox'], ['chrome', 'Chromium']] as const) {
     test(`in ${name}`, async () => {
-      const dir = await withLateRelay(target);
-      dirs.push(dir);
-      const b = await launchWith(target, dir);
-      try {
+      await inAlteredBrowser(target, await withLateRelay(target), async (b) => {
         const { tabId, seen } = await chatOnDemoPage(b, agent.url);
         await settled(b, tabId, 1);
         const s = (await b.request({ type: 'agui-inspector/session', tabId }))!;
         assert.deepEqual(s.exchanges.map((x) => [x.api, x.outcome, x.events.length]), [['fetch', 'complete', seen.events.length]]);
         // A late relay is where a handshake gets lost; this one heard it, and must not say otherwise.
         assert.deepEqual(s.stats.unreached, []);
-      } finally {
-        await b.close();
-      }
+      });
     });
   }
 });
