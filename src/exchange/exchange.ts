@@ -152,8 +152,8 @@ export interface SocketClose {
   reason: string;
   /** Seconds since epoch. */
   time: number;
-  /** The close event's `wasClean`: false when the connection dropped without a closing handshake; null when the recorder did not say. */
-  wasClean: boolean | null;
+  /** The close event's `wasClean`: false when the connection dropped without a closing handshake; absent when the recorder did not say. */
+  wasClean?: boolean;
 }
 
 /** The whole socket: every frame in order, AG-UI or not, so that what is no exchange's stays to be shown. */

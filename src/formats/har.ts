@@ -415,7 +415,7 @@ function socketFrame(m: unknown, where: string): SocketFrame {
 
 function socketClose(v: unknown): SocketClose | null {
   return isObject(v) && (v.code === null || Number.isInteger(v.code)) && typeof v.reason === 'string' && typeof v.time === 'number' && Number.isFinite(v.time)
-    ? { code: v.code as number | null, reason: v.reason, time: v.time, wasClean: typeof v.wasClean === 'boolean' ? v.wasClean : null }
+    ? { code: v.code as number | null, reason: v.reason, time: v.time, ...(typeof v.wasClean === 'boolean' ? { wasClean: v.wasClean } : {}) }
     : null;
 }
 
