@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -30,6 +30,26 @@ export function validatorsOnDemand(): Plugin {
 }
 
 /**
+ * `ws`, which only `replay` needs, shipped beside the tool as its own CommonJS files (dist/node/ws) and
+ * loaded by replay's dynamic import, not bundled: bundled, its CommonJS modules brought the bundler's
+ * interop helpers into a chunk every command loads, and with them ws itself — `check` on a two-event body
+ * ran 1,014 M instructions where it ran 627 M. Its optional native add-ons are not shipped: ws's own try
+ * falls back to its JavaScript paths.
+ */
+function wsBeside(): Plugin {
+  const root = fileURLToPath(new URL('node_modules/ws/', import.meta.url));
+  const files = ['index.js', 'LICENSE', ...readdirSync(`${root}lib`).filter((f) => f.endsWith('.js')).map((f) => `lib/${f}`)];
+  return {
+    name: 'agui-inspector:ws-beside',
+    generateBundle() {
+      for (const f of files) this.emitFile({ type: 'asset', fileName: `ws/${f}`, source: readFileSync(root + f) });
+      // The package is "type": "module": without this, Node would read ws's files as ES modules.
+      this.emitFile({ type: 'asset', fileName: 'ws/package.json', source: '{ "type": "commonjs" }\n' });
+    },
+  };
+}
+
+/**
  * The command-line tool, self-contained, so an installed package needs nothing else: the entry, and a
  * chunk per dynamic import() — the analyzer is loaded by the commands that analyse, the replay server by
  * `replay`, so `--version` and `--help` load neither. CommonJS, though the sources are ESM: Node starts
@@ -45,7 +65,10 @@ export default defineConfig({
     // The validators are assets, which an SSR build drops unless told to write them.
     ssrEmitAssets: true,
     rollupOptions: {
+      external: ['ws'],
       output: {
+        // From the chunk replay is in (chunks/) to what wsBeside writes.
+        paths: { ws: '../ws/index.js' },
         format: 'cjs',
         entryFileNames: 'agui-inspector.cjs',
         chunkFileNames: 'chunks/[name]-[hash].cjs',
@@ -57,10 +80,8 @@ export default defineConfig({
       },
     },
   },
-  plugins: [validatorsOnDemand()],
-  // Everything bundled, `ws` for the replay's sockets too. Its optional native add-ons (bufferutil,
-  // utf-8-validate) are not installed: each is written as a stub that throws inside ws's own try, so ws
-  // takes its JavaScript paths and nothing is required at run time.
+  plugins: [validatorsOnDemand(), wsBeside()],
+  // Everything bundled but ws (wsBeside).
   ssr: { noExternal: true, target: 'node' },
   logLevel: 'warn',
 });

@@ -17,7 +17,7 @@ import { isIPv6, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { answer, faultName, fitsSocket, idsOf, paced, parseFault, socketPayload, type Fault, type Ids, type Pace, type TimedChunk } from '../answer/index.ts';
 import { runAgentInputIn, type CapturedExchange } from '../exchange/index.ts';
 import { FormatError, readExchanges } from '../formats/index.ts';
@@ -409,6 +409,10 @@ export async function startReplay(exchanges: readonly CapturedExchange[], o: Rep
   });
   server.maxConnections = MAX_CONNECTIONS;
   // A socket's input is a RunAgentInput, no larger than an HTTP one; ws closes with 1009 past it.
+  // Loaded here, not with the module: the tool ships ws beside its bundle (vite.cli.config.ts), for replay alone.
+  // From source, ws's ES wrapper names it; the shipped CommonJS index hangs it on its default export instead.
+  const ws = await import('ws');
+  const WebSocketServer = ws.WebSocketServer ?? (ws.default as unknown as typeof ws).WebSocketServer;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   const socketOptions: SocketOptions = { speed, keepIds: o.keepIds ?? false, faults: faults.filter(fitsSocket), log };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
