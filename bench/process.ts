@@ -10,7 +10,7 @@
  * The CLI is built into a private directory first, as `npm run build:cli` builds it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,11 @@ const TARGET_STARTUP_RATIO = 1.2;
 const TARGET_PEAK_MIB = 64;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The older CLI every run is held against, so that a regression shows as a ratio: the build issue #35
+ * measured its slip from (a week before the debugger views' readings), built from this repository's history.
+ */
+const OLDER = 'ab15c0c';
 
 interface Contender {
   name: string;
@@ -66,6 +71,27 @@ function ratio(num: number[], den: number[]): { best: number; low: number; high:
   return { best: Math.min(...num) / Math.min(...den), low: Math.min(...rounds), high: Math.max(...rounds) };
 }
 
+/** `vite build` of the CLI from the sources in `root` into `out`; its entry, or why not. */
+function buildCli(root: string, out: string): string | { why: string } {
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'vite.cli.config.ts', '--outDir', out], { cwd: root, encoding: 'utf8' });
+  return build.status === 0 ? join(out, 'agui-inspector.cjs') : { why: `building the CLI failed:\n${build.stderr.slice(-2000)}` };
+}
+
+/**
+ * The CLI as commit `OLDER` built it, from this repository's history with today's installed packages
+ * (the same as then but for what came since), or why it cannot be (a clone without that history).
+ */
+function olderCli(dir: string): string | { why: string } {
+  const root = join(dir, 'older');
+  mkdirSync(root);
+  const tar = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${OLDER} | tar -x -C "${root}"`], { encoding: 'utf8' });
+  if (tar.status !== 0) return { why: `git archive ${OLDER}: ${tar.stderr.trim()}` };
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  const gen = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/gen-validators.ts'], { cwd: root, encoding: 'utf8' });
+  if (gen.status !== 0) return { why: `generating ${OLDER}'s validators failed: ${gen.stderr.slice(-500)}` };
+  return buildCli(root, join(root, 'dist-cli'));
+}
+
 /** The process's maximum resident set, as it reports it itself at exit (a preload writing resourceUsage().maxRSS to stderr). */
 function peakMiB(c: Contender): number {
   const r = spawnSync(process.execPath, ['--require', join(ROOT, 'bench/max-rss.cjs'), ...c.args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -77,9 +103,9 @@ function peakMiB(c: Contender): number {
 export async function processBench(): Promise<Section[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agui-bench-'));
   try {
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'vite.cli.config.ts', '--outDir', join(dir, 'cli')], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`building the CLI failed:\n${build.stderr}`);
-    const cli = join(dir, 'cli', 'agui-inspector.cjs');
+    const cli = buildCli(ROOT, join(dir, 'cli'));
+    if (typeof cli !== 'string') throw new Error(cli.why);
+    const older = olderCli(dir);
     const { input, events } = realisticStream(EVENTS, 1);
     const sseBytes = encodeSse(events);
     const protoBytes = encodeProto(events);
@@ -90,7 +116,7 @@ export async function processBench(): Promise<Section[]> {
     writeFileSync(proto, protoBytes);
     writeFileSync(request, JSON.stringify(input));
 
-    const check = (body: string): Contender => ({ name: `agui-inspector check --format json ${body}`, args: [cli, 'check', body, '--input', request, '--format', 'json'], expect: /"verdict": "completed"/ });
+    const check = (body: string, tool = cli): Contender => ({ name: `agui-inspector check --format json ${body}`, args: [tool, 'check', body, '--input', request, '--format', 'json'], expect: /"verdict": "completed"/ });
     const reference = (body: string, type: string): Contender => ({ name: `@ag-ui/client, plain Node script, ${body}`, args: [join(ROOT, 'bench/reference-process.mjs'), body, request, type], expect: /^completed / });
     const contenders: Contender[] = [
       check(sse),
@@ -100,11 +126,12 @@ export async function processBench(): Promise<Section[]> {
       reference(proto, PROTO),
       { name: 'agui-inspector --version', args: [cli, '--version'], expect: /^agui-inspector / },
       { name: 'node -e 0', args: ['-e', '0'], expect: /^$/ },
+      ...(typeof older === 'string' ? [check(sse, older), check(proto, older)] : []),
     ];
     const samples = race(contenders);
     // Best of the rounds, as the target was set ("timed as whole processes, best of three"): a process
     // doing fixed work is only ever slowed by the machine, never sped up. The medians are printed too.
-    const [checkSse, refSse, floor, checkProto, refProto, version, bare] = samples as [number[], number[], number[], number[], number[], number[], number[]];
+    const [checkSse, refSse, floor, checkProto, refProto, version, bare, olderSse, olderProto] = samples as number[][] as [number[], number[], number[], number[], number[], number[], number[], number[]?, number[]?];
     const sseRatio = ratio(refSse, checkSse);
     const protoRatio = ratio(refProto, checkProto);
     const floorRatio = ratio(checkSse, floor);
@@ -139,6 +166,9 @@ export async function processBench(): Promise<Section[]> {
           `SSE: check takes ${floorRatio.best.toFixed(2)}× the floor (${spread(floorRatio, 2)}; target ≤${TARGET_FLOOR_RATIO}×: ${verdict(floorRatio.best <= TARGET_FLOOR_RATIO)})`,
           `start-up: agui-inspector --version ${best(version).toFixed(0)} ms, node -e 0 ${best(bare).toFixed(0)} ms: ${startupRatio.best.toFixed(2)}× (${spread(startupRatio, 2)}; target ≤${TARGET_STARTUP_RATIO}×: ${verdict(startupRatio.best <= TARGET_STARTUP_RATIO)})`,
           `peak memory of check on the SSE body: ${peak.toFixed(1)} MiB maximum resident set (${peaks.length} processes: ${Math.min(...peaks).toFixed(1)}–${Math.max(...peaks).toFixed(1)}; target ≤${TARGET_PEAK_MIB} MiB: ${verdict(peak <= TARGET_PEAK_MIB)})`,
+          ...(olderSse && olderProto
+            ? [`against ${OLDER}'s CLI: check takes ${ratio(checkSse, olderSse).best.toFixed(2)}× its time on SSE (${spread(ratio(checkSse, olderSse), 2)}), ${ratio(checkProto, olderProto).best.toFixed(2)}× on protobuf (${spread(ratio(checkProto, olderProto), 2)}); below 1 is faster`]
+            : [`against ${OLDER}'s CLI: not run, ${(older as { why: string }).why.split('\n')[0]}`]),
           `wall time from spawn to exit, best of ${ROUNDS} rounds after ${WARMUP} warm-up (medians of SSE below), each round running every process once in turn; a ratio's spread is the least and most of its rounds' own; the floor only decodes, splits and parses`,
         ],
       },
