@@ -18,7 +18,7 @@ export const REDACTION_NOTES: Record<RedactionGroup, string> = {
 
 /** What no group removes: src/recording/redact.ts's allow-list, in one line. */
 export const ALWAYS_KEPT =
-  'Always kept: ids, event types, keys, roles, versions, tool, step and subagent names, activity and MIME types, error codes, model ids, timestamps, structure and lengths; everything else in a ticked group becomes a filler, equal values alike, so the findings do not change.';
+  'Always kept: ids, event types, keys, roles, versions, tool, step and subagent names, activity and MIME types, error codes, model ids, timestamps, structure and lengths; everything else in a ticked group becomes a filler, equal values alike, so the findings do not change. On a WebSocket, frames that are not AG-UI (the app\'s own messages) and the close reason are filled by any group but query.';
 
 export const ACCEPTED = '.har,.json,.jsonl,.ndjson,.sse,.txt,.bin,application/json,text/event-stream';
 

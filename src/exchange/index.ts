@@ -7,6 +7,6 @@ export { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, SsePeek, envelopeOf, isAgUiEventValue
 export { APIS, BODY_NOTES, OUTCOMES, analysedToTheEnd, bodyOf, bytesOnlyAnalysis, sentAtOf } from './exchange.ts';
 export type { AnalysisRecord, Api, Arrival, BodyNote, CapturedExchange, Chunk, EntryTimings, Outcome, OverrideMark, SocketClose, SocketConnection, SocketExchange, SocketFrame } from './exchange.ts';
 export { MAX_CAPTURE_BYTES } from './exchange.ts';
-export { MAX_SOCKET_ROWS, SocketReader, socketExchange, socketExchanges, socketView, type SocketFrameRow, type SocketStep, type SocketView } from './socket.ts';
+export { MAX_SOCKET_ROWS, SocketReader, lengthPrefixed, socketExchange, socketExchanges, socketView, type SocketFrameRow, type SocketStep, type SocketView } from './socket.ts';
 export type { Era, ExchangeReport, NegotiationVerdict, RunOutcome, RunReport } from './report.ts';
 export { withoutUserInfo } from './url.ts';

@@ -29,13 +29,18 @@ function lengthOf(bytes: Uint8Array): number {
   return ((bytes[0]! << 24) >>> 0) + (bytes[1]! << 16) + (bytes[2]! << 8) + bytes[3]!;
 }
 
+/** Whether a binary frame carries the protobuf binding's length prefix, or is the message alone (protobufEvent). */
+export function lengthPrefixed(data: Uint8Array): boolean {
+  return data.length >= PREFIX && lengthOf(data) === data.length - PREFIX;
+}
+
 /**
  * A binary frame's event, length-prefixed as the protobuf binding frames it
  * (basic/transports/http-protobuf#framing): a frame may carry the prefix, as `@ag-ui/encoder` writes it,
  * or the message alone, its length being the frame's.
  */
 function protobufEvent(data: Uint8Array): Carried | null {
-  const prefixed = data.length >= PREFIX && lengthOf(data) === data.length - PREFIX;
+  const prefixed = lengthPrefixed(data);
   const message = prefixed ? data.subarray(PREFIX) : data;
   let value: unknown;
   try {

@@ -168,20 +168,26 @@ function writeSocketEntry(connection: SocketConnection, exchanges: CapturedExcha
   };
 }
 
-/** One entry per HTTP exchange, and one per socket, where its first exchange stands. */
+/** The entry each exchange is written in: one per HTTP exchange, and one per socket, where its first exchange stands. */
+export function entryIndexes(exchanges: CapturedExchange[]): number[] {
+  const sockets = new Map<SocketConnection, number>();
+  let entries = 0;
+  return exchanges.map((x) => {
+    if (!x.socket) return entries++;
+    const { connection } = x.socket;
+    const at = sockets.get(connection) ?? entries++;
+    sockets.set(connection, at);
+    return at;
+  });
+}
+
 function writeEntries(exchanges: CapturedExchange[]): Record<string, unknown>[] {
   const entries: Record<string, unknown>[] = [];
-  const written = new Set<SocketConnection>();
-  for (const x of exchanges) {
-    if (!x.socket) {
-      entries.push(writeEntry(x));
-      continue;
-    }
-    const { connection } = x.socket;
-    if (written.has(connection)) continue;
-    written.add(connection);
-    entries.push(writeSocketEntry(connection, exchanges.filter((y) => y.socket?.connection === connection)));
-  }
+  entryIndexes(exchanges).forEach((at, i) => {
+    const x = exchanges[i]!;
+    if (at < entries.length) return;
+    entries.push(x.socket ? writeSocketEntry(x.socket.connection, exchanges.filter((y) => y.socket?.connection === x.socket!.connection)) : writeEntry(x));
+  });
   return entries;
 }
 

@@ -10,7 +10,7 @@
 import { analyzeExchange, ThreadTracker } from '../analyzer/index.ts';
 import type { ExchangeReport } from '../analyzer/index.ts';
 import { analysedToTheEnd, bytesOnlyAnalysis, type AnalysisRecord, type CapturedExchange } from '../exchange/index.ts';
-import { writeHar } from '../formats/index.ts';
+import { entryIndexes, writeHar } from '../formats/index.ts';
 import { TOOL } from '../meta.ts';
 import type { Finding, ProtocolVersion } from '../rules/index.ts';
 import { DEFAULT_REDACTION, redactExchanges, type RedactionGroup, type RedactionReport } from './redact.ts';
@@ -82,12 +82,10 @@ function analysisOf(exchanges: CapturedExchange[], as?: ProtocolVersion): Analys
  */
 export function exportSession(exchanges: CapturedExchange[], opts: ExportOptions = {}): string {
   const groups = opts.redact ?? DEFAULT_REDACTION;
-  // A socket is written whole, every message as it came (formats/har.ts), and the redaction reaches only
-  // the exchange's own input and stream: writing it redacted would write the socket's messages unredacted.
-  if (groups.length > 0 && exchanges.some((x) => x.socket)) throw new Error('WebSocket exchanges cannot be exported redacted yet: export them with no redaction');
   const given = analysisOf(exchanges, opts.as);
   // Redaction notes name an exchange; the entry it becomes is the name every path to this file shares.
-  const named = exchanges.map((x, i) => ({ ...x, source: `entries/${i}` }));
+  const entries = entryIndexes(exchanges);
+  const named = exchanges.map((x, i) => ({ ...x, source: `entries/${entries[i]}` }));
   const { exchanges: redacted, report } = redactExchanges(named, groups);
   const bodies = report.groups.some((g) => g !== 'query');
   const threads = { original: new ThreadTracker(), redacted: new ThreadTracker() };

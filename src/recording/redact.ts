@@ -45,11 +45,23 @@
  * redacted in place when each value's encoding occurs exactly once in the frame and none is a
  * boolean, and re-encoded otherwise (recorded in `reencoded`).
  *
+ * A WebSocket is written whole (formats/har.ts), so its every frame is redacted, each by what the socket
+ * reader (exchange/socket.ts) makes of it: an input frame as a request body, a frame carrying events of an
+ * exchange as those events (JSON text or arrays in place; protobuf, bare or length-prefixed, as above), and
+ * a frame that is no exchange's — the app's own messages, pings, events before any input — as content of no
+ * group: with any group but `query` on, every value in it is filled (keys and structure stay) and a binary
+ * one is blanked. So is the close's reason. The socket's exchanges are then read again from the redacted
+ * frames, as a file holding them reads back. A request body in a known framework envelope
+ * (exchange/detect.ts) keeps the member naming its operation, so it still reads as one.
+ *
  * The URL never carries user-info (`user:pass@`): the capture drops it, and so do HAR import and
  * export (exchange/url.ts).
  */
 import { encode } from '@ag-ui/proto';
-import { bodyOf, type CapturedExchange, type Chunk } from '../exchange/index.ts';
+import {
+  bodyOf, envelopeOf, isBareRunAgentInput, lengthPrefixed, SocketReader, socketExchanges,
+  type CapturedExchange, type Chunk, type SocketConnection, type SocketExchange, type SocketFrame,
+} from '../exchange/index.ts';
 import { decoderFor, sniffTransport, transportOf, TRANSPORT_RULES, type WireItem, decodeEvent } from '../wire/index.ts';
 import { Fillers } from './fillers.ts';
 import { isSpace, looseLeaves, parseValue, parseWhole, type JNode, type Leaf } from './json-spans.ts';
@@ -195,6 +207,21 @@ const input = object(
   },
   null,
 );
+
+/** How a request body is read: a RunAgentInput, or the known envelope carrying one, whose operation stays so it still reads as one. */
+function requestOf(body: string): Reader {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return input;
+  }
+  const wrapped = isBareRunAgentInput(value) ? null : envelopeOf(value);
+  return wrapped ? object({ [wrapped.envelope.method.member]: KEEP, [wrapped.envelope.at]: input }, null) : input;
+}
+
+/** Content that belongs to no group, read whole. */
+const unknownContent: Reader = (n, mark) => mark(n, null);
 
 const patch = (group: Group): Reader => list(object({ op: KEEP, path: KEEP, from: KEEP }, group), group);
 const usage = list(
@@ -366,6 +393,13 @@ function treeOf(value: unknown, refs: Map<Leaf, { holder: Holder; key: string | 
   return { t: 'null' };
 }
 
+function withPrefix(message: Uint8Array): Uint8Array {
+  const frame = new Uint8Array(4 + message.length);
+  new DataView(frame.buffer).setUint32(0, message.length, false);
+  frame.set(message, 4);
+  return frame;
+}
+
 function float64(v: number): Uint8Array {
   const out = new Uint8Array(8);
   new DataView(out.buffer).setFloat64(0, v, true);
@@ -396,7 +430,10 @@ function rechunk(chunks: Chunk[], body: Uint8Array, splices: Splice[]): Chunk[] 
   });
 }
 
+/** The body with the splices made; the body itself when there are none. */
 function spliced(body: Uint8Array, splices: Splice[]): Uint8Array {
+  if (splices.length === 0) return body;
+  splices.sort((a, b) => a.offset - b.offset);
   const parts: Uint8Array[] = [];
   let at = 0;
   for (const s of splices) {
@@ -423,6 +460,8 @@ export class Redactor {
   /** Whether any group that redacts bodies is on. */
   private readonly content: boolean;
   private readonly fillers = new Fillers();
+  /** Each socket redacted once, at its first exchange: its exchanges share its frames. */
+  private readonly sockets = new Map<SocketConnection, { connection: SocketConnection; exchanges: CapturedExchange[] }>();
 
   constructor(groups: Iterable<RedactionGroup>) {
     this.groups = new Set(groups);
@@ -440,10 +479,12 @@ export class Redactor {
     if (this.groups.size === 0) return x;
     const out: CapturedExchange = { ...x };
     if (x.url !== undefined && this.groups.has('query')) {
-      out.url = this.query(x.url);
+      // A socket's exchanges carry its URL: its values are counted once, with the socket.
+      out.url = x.socket?.connection.url === x.url ? this.socket(x.socket.connection, x.source).connection.url : this.query(x.url);
       // A live capture names its exchanges by URL, and the analysis and the notes quote the name.
       if (x.source === x.url) out.source = out.url;
     }
+    if (x.socket) return this.onSocket(out, x.socket, x.source);
     if (!this.content) return out;
     if (x.requestBody !== undefined) out.requestBody = this.requestBody(x.requestBody);
     const body = bodyOf(x).slice();
@@ -452,9 +493,85 @@ export class Redactor {
     if (transport === 'sse') this.sse(body, splices);
     else if (transport === 'protobuf') this.protobuf(body, splices, x.source);
     else this.jsonSequence(body, transport === 'jsonl', splices);
-    splices.sort((a, b) => a.offset - b.offset);
-    out.chunks = rechunk(x.chunks, splices.length ? spliced(body, splices) : body, splices);
+    out.chunks = rechunk(x.chunks, spliced(body, splices), splices);
     return out;
+  }
+
+  /** A socket's exchange, as read again from its redacted frames. */
+  private onSocket(out: CapturedExchange, s: SocketExchange, name: string): CapturedExchange {
+    const { connection, exchanges } = this.socket(s.connection, name);
+    const socket: SocketExchange = { ...s, connection, cutBy: s.cutBy && connection.close };
+    if (!this.content) return { ...out, socket };
+    const read = exchanges.find((y) => y.socket!.input === s.input);
+    // Never the exchange's own, unredacted, input and stream.
+    if (!read) throw new Error(`${name}: frame ${s.input} of its socket carries no RunAgentInput`);
+    return { ...out, requestBody: read.requestBody, responseContentType: read.responseContentType, chunks: read.chunks, socket };
+  }
+
+  private socket(c: SocketConnection, name: string): { connection: SocketConnection; exchanges: CapturedExchange[] } {
+    const done = this.sockets.get(c);
+    if (done) return done;
+    const connection: SocketConnection = { ...c, url: this.groups.has('query') ? this.query(c.url) : c.url };
+    if (this.content) {
+      connection.frames = this.frames(c.frames, name);
+      // The reason is the server's own words.
+      if (c.close && c.close.reason !== '') {
+        connection.close = { ...c.close, reason: this.fillers.string(c.close.reason, utf8.encode(c.close.reason).length) };
+        this.report.unstructured.values++;
+      }
+    }
+    const redacted = { connection, exchanges: this.content ? socketExchanges(connection, () => name) : [] };
+    this.sockets.set(c, redacted);
+    return redacted;
+  }
+
+  /** Every frame of a socket, each redacted as what the socket reader makes of it. */
+  private frames(frames: SocketFrame[], name: string): SocketFrame[] {
+    const reader = new SocketReader();
+    return frames.map((f, k) => {
+      const steps = reader.push(f);
+      const data =
+        steps.some((st) => st.k === 'open') ? this.requestBody(f.data as string)
+        : steps.length > 0 ? this.eventFrame(f.data, `${name} message ${k}`)
+        : this.ownFrame(f.data);
+      return { ...f, data };
+    });
+  }
+
+  /** A frame carrying events: JSON text (one event or an array of them), or one protobuf event, bare or length-prefixed. */
+  private eventFrame(data: string | Uint8Array, where: string): string | Uint8Array {
+    const splices: Splice[] = [];
+    if (typeof data === 'string') {
+      const body = utf8.encode(data);
+      this.jsonSequence(body, false, splices);
+      return text.decode(spliced(body, splices));
+    }
+    const prefixed = lengthPrefixed(data);
+    const body = prefixed ? data.slice() : withPrefix(data);
+    this.protobuf(body, splices, where);
+    const out = spliced(body, splices);
+    return prefixed ? out : out.slice(4);
+  }
+
+  /** A frame no exchange takes: nothing says what it holds, so every value in it is filled and a binary one blanked. */
+  private ownFrame(data: string | Uint8Array): string | Uint8Array {
+    if (typeof data !== 'string') {
+      const copy = data.slice();
+      this.opaque(copy);
+      return copy;
+    }
+    const body = utf8.encode(data);
+    const root = parseWhole(body, 0, body.length);
+    if (!root) {
+      this.loose(body, null, 0, body.length);
+      return text.decode(body);
+    }
+    const leaves = targets(root, unknownContent, this.groups);
+    if (leaves.size === 0) return data;
+    this.report.unstructured.frames++;
+    const splices: Splice[] = [];
+    this.fill(body, null, leaves, splices);
+    return text.decode(spliced(body, splices));
   }
 
   /** The URL with every query-string value filled; names, order and the rest of the URL stay as they were. */
@@ -477,14 +594,13 @@ export class Redactor {
   private requestBody(textBody: string): string {
     const bytes = utf8.encode(textBody);
     const root = parseWhole(bytes, 0, bytes.length);
-    const leaves = root?.t === 'obj' ? targets(root, input, this.groups) : null;
+    const leaves = root?.t === 'obj' ? targets(root, requestOf(textBody), this.groups) : null;
     // Untouched text is returned as it was: a lone surrogate would not survive the trip through UTF-8.
     if (leaves?.size === 0) return textBody;
     const splices: Splice[] = [];
     if (leaves) this.fill(bytes, null, leaves, splices);
     else this.loose(bytes, null, 0, bytes.length);
-    splices.sort((a, b) => a.offset - b.offset);
-    return text.decode(splices.length ? spliced(bytes, splices) : bytes);
+    return text.decode(spliced(bytes, splices));
   }
 
   private count(group: Group): void {
@@ -651,10 +767,7 @@ export class Redactor {
       this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (${why}); its size is unchanged`);
       return;
     }
-    const frame = new Uint8Array(4 + encoded.length);
-    new DataView(frame.buffer).setUint32(0, encoded.length, false);
-    frame.set(encoded, 4);
-    splices.push({ offset, size: 4 + payload.length, bytes: frame });
+    splices.push({ offset, size: 4 + payload.length, bytes: withPrefix(encoded) });
     this.report.notes.push(`${source}: the protobuf frame at byte ${offset} was re-encoded (${why}); it is now ${encoded.length - payload.length > 0 ? '+' : ''}${encoded.length - payload.length} bytes`);
   }
 }

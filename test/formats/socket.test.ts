@@ -194,11 +194,13 @@ describe('AG-UI on a WebSocket, from a Chromium HAR', () => {
     assert.deepEqual(cut!.socket!.connection.close, { code: 1011, reason: 'agent crashed', time: T0 + 11 });
   });
 
-  it('the session export writes a socket unredacted only, and reads back to the same file', () => {
+  it('the session export writes the sockets, by default with their URL\'s query filled, and reads back to the same file', () => {
     const read = readExchanges(utf8.encode(JSON.stringify(har)), 'socket.har');
-    assert.throws(() => exportSession(read), /cannot be exported redacted/);
-    const written = exportSession(read, { redact: [] });
-    assert.equal(exportSession(readExchanges(utf8.encode(written), 'export.har'), { redact: [] }), written);
+    for (const redact of [undefined, []]) {
+      const written = exportSession(read, { redact });
+      assert.equal(exportSession(readExchanges(utf8.encode(written), 'export.har'), { redact }), written);
+    }
+    assert.deepEqual(JSON.parse(exportSession(read)).log.entries.map((e: any) => e.request.url), ['wss://agent.example/ws', 'wss://agent.example/ws?session=x']);
   });
 });
 

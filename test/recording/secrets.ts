@@ -33,7 +33,7 @@ const encoder = new EventEncoder();
 const sse = (events: object[]) => events.map((e) => encoder.encodeSSE(e as BaseEvent)).join('');
 const proto = (events: object[]) => concat(events.map((e) => encoder.encodeProtobuf(e as BaseEvent)));
 
-function inputFor(runId: string, tag: string) {
+export function secretInput(runId: string, tag: string) {
   return {
     threadId: 'thread-secrets',
     runId,
@@ -65,7 +65,7 @@ function inputFor(runId: string, tag: string) {
   };
 }
 
-function events(input: ReturnType<typeof inputFor>, tag: string): object[] {
+export function secretEvents(input: ReturnType<typeof secretInput>, tag: string): object[] {
   const { threadId, runId } = input;
   return [
     { type: 'RUN_STARTED', threadId, runId, protocolVersion: '1.0', input },
@@ -124,16 +124,16 @@ function sseBody(evs: object[]): string {
 }
 
 export function secretSession(): CapturedExchange[] {
-  const first = inputFor('run-sse', 'sse');
-  const second = inputFor('run-proto', 'proto');
-  const third = inputFor('run-jsonl', 'jsonl');
-  const sseBytes = new TextEncoder().encode(sseBody(events(first, 'sse')));
-  const protoEvents = events(second, 'proto');
+  const first = secretInput('run-sse', 'sse');
+  const second = secretInput('run-proto', 'proto');
+  const third = secretInput('run-jsonl', 'jsonl');
+  const sseBytes = new TextEncoder().encode(sseBody(secretEvents(first, 'sse')));
+  const protoEvents = secretEvents(second, 'proto');
   // Two fields holding one value: its bytes are not unique in the frame, so that frame is re-encoded.
   protoEvents.splice(1, 0, { type: 'STATE_SNAPSHOT', snapshot: { a: 'SECRET-STATE-twice', b: 'SECRET-STATE-twice' } });
   const protoBytes = proto(protoEvents);
   const jsonlBytes = new TextEncoder().encode(
-    events(third, 'jsonl').map((e) => JSON.stringify(e)).join('\n') + '\n{"type":"TEXT_MESSAGE_CONTENT","delta":"SECRET-BROKEN-jsonl"\n',
+    secretEvents(third, 'jsonl').map((e) => JSON.stringify(e)).join('\n') + '\n{"type":"TEXT_MESSAGE_CONTENT","delta":"SECRET-BROKEN-jsonl"\n',
   );
   const common = { method: 'POST', status: 200, requestContentType: 'application/json' };
   return [
