@@ -4,6 +4,7 @@
  */
 import { throughput } from './analyzer.ts';
 import { CAPTURE_NOTES, CAPTURE_TITLE, captureBench } from './capture.ts';
+import { SOCKET_CAPTURE_NOTES, SOCKET_CAPTURE_TITLE, socketCaptureBench } from './capture-socket.ts';
 import { changeBench } from './change.ts';
 import { memory } from './memory.ts';
 import { overviewBench } from './overview.ts';
@@ -28,6 +29,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ['run tree', runTreeBench],
   ['overview', overviewBench],
   ['capture overhead', async () => [measuresSection(CAPTURE_TITLE, await captureBench(), CAPTURE_NOTES)]],
+  ['socket capture overhead', async () => [measuresSection(SOCKET_CAPTURE_TITLE, await socketCaptureBench(), SOCKET_CAPTURE_NOTES)]],
   ['panel rendering', async () => [measuresSection(PANEL_TITLE, await panelBench())]],
   ['tools view', async () => [measuresSection(TOOLS_TITLE, await toolsBench())]],
   ['worker responsiveness', async () => [measuresSection(WORKER_TITLE, await workerBench())]],
