@@ -2,7 +2,7 @@
  * The built extension + a real `ws` agent on 127.0.0.1 (#38), alike in Chromium and Firefox: a page's AG-UI
  * WebSocket is captured whole, the page receives the same frames, in the same types, as without the
  * extension, and the worker's verdicts equal `check` on the export — the socket the agent closes mid-run
- * truncated, its close named; protobuf events in binary frames are captured byte for byte whether the page
+ * truncated, its close named, and judges the export redacted by every group alike; protobuf events in binary frames are captured byte for byte whether the page
  * reads them as ArrayBuffers or Blobs.
  */
 import assert from 'node:assert/strict';
@@ -14,6 +14,7 @@ import { EventEncoder } from '@ag-ui/encoder';
 import { WebSocketServer } from 'ws';
 import { readExchanges } from '../../src/formats/index.ts';
 import { analyzeExchanges } from '../../src/analyzer/index.ts';
+import { analysisShape, REDACTION_GROUPS } from '../../src/recording/export.ts';
 import type { SessionView } from '../../src/messages.ts';
 import { MEDIA_TYPES } from '../../src/wire/index.ts';
 import { buildExtension, launchChromium, launchFirefox, launchWith, until, type ExtensionBrowser, type Target } from './browsers.ts';
@@ -128,7 +129,11 @@ export function websocketTests(target: Target): void {
         return s && s.exchanges.length === count && s.exchanges.every((x) => x.endedAt !== null) ? s : null;
       });
       const har = await withExt.request({ type: 'agui-inspector/export', tabId, redact: [] });
-      return { session, entries: JSON.parse(har).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(har), 'export.har')) };
+      const redacted = await withExt.request({ type: 'agui-inspector/export', tabId, redact: [...REDACTION_GROUPS] });
+      return {
+        session, entries: JSON.parse(har).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(har), 'export.har')),
+        redacted: { entries: JSON.parse(redacted).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(redacted), 'redacted.har')) },
+      };
     };
 
     const reports = (session: SessionView) => session.exchanges.map((x) => {
@@ -145,7 +150,7 @@ export function websocketTests(target: Target): void {
       const [one, cut] = seen as [Talk, Talk];
       assert.deepEqual([cut.code, cut.reason], [1011, 'agent crashed']);
 
-      const { session, entries, checked } = await captured('/', 3);
+      const { session, entries, checked, redacted } = await captured('/', 3);
       assert.deepEqual(session.exchanges.map((x) => [x.api, x.outcome, x.report?.transport, x.report?.runs.map((r) => `${r.runId}:${r.outcome}`)]), [
         ['websocket', 'complete', 'websocket', ['r1:success']],
         ['websocket', 'complete', 'websocket', ['r2:success']],
@@ -158,6 +163,10 @@ export function websocketTests(target: Target): void {
       assert.deepEqual(frames(entries[1], 'receive'), cut.got);
       assert.deepEqual([entries[1]._agui.close.code, entries[1]._agui.close.wasClean], [1011, cut.wasClean], 'the close as the page saw it');
       assert.deepEqual(checkedReports(checked), reports(session));
+      // Redacted by every group, the app's own frame and the close's reason are filled, and check judges the file alike.
+      assert.deepEqual(frames(redacted.entries[0], 'send')[0], 'xxxx');
+      assert.deepEqual(redacted.entries[1]._agui.close.reason, 'xxxxxxxxxxxxx');
+      assert.deepEqual(redacted.checked.map(analysisShape), checked.map(analysisShape));
     });
 
     test('protobuf events in binary frames, read as ArrayBuffers and as Blobs: captured byte for byte and judged', async () => {
