@@ -55,6 +55,17 @@ export function analysisShape(r: ExchangeReport): unknown {
   };
 }
 
+/**
+ * The record's error with the socket's close reason as the file has it: the worker's error for an exchange
+ * the close cut quotes the reason (background/session.ts), and redaction fills the reason.
+ */
+function errorOf(error: string | null, original: CapturedExchange, x: CapturedExchange): string | null {
+  const before = original.socket?.connection.close?.reason;
+  const after = x.socket?.connection.close?.reason;
+  if (error === null || !before || after === undefined || before === after) return error;
+  return error.split(JSON.stringify(before)).join(JSON.stringify(after)).split(before).join(after);
+}
+
 /** Analyses an exchange as its source did (`analysedToTheEnd`). */
 function analyseAsSource(x: CapturedExchange, a: AnalysisRecord, source: string, thread: ThreadTracker, as?: ProtocolVersion): ExchangeReport {
   return analyzeExchange({ ...x, source }, x.chunks, { as, thread, end: analysedToTheEnd(a) });
@@ -92,7 +103,7 @@ export function exportSession(exchanges: CapturedExchange[], opts: ExportOptions
   const changedExchanges: number[] = [];
   const written = redacted.map((x, i): CapturedExchange => {
     const original = exchanges[i]!;
-    const a = given[i]!;
+    const a = bodies ? { ...given[i]!, error: errorOf(given[i]!.error, original, x) } : given[i]!;
     if (!a.report) return { ...x, analysis: a };
     const source = a.report.source === original.url && x.url !== undefined ? x.url : a.report.source;
     if (!bodies) return { ...x, analysis: source === a.report.source ? a : { ...a, report: { ...a.report, source } } };

@@ -132,7 +132,7 @@ export function websocketTests(target: Target): void {
       const redacted = await withExt.request({ type: 'agui-inspector/export', tabId, redact: [...REDACTION_GROUPS] });
       return {
         session, entries: JSON.parse(har).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(har), 'export.har')),
-        redacted: { entries: JSON.parse(redacted).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(redacted), 'redacted.har')) },
+        redacted: { text: redacted, entries: JSON.parse(redacted).log.entries as any[], checked: analyzeExchanges(readExchanges(new TextEncoder().encode(redacted), 'redacted.har')) },
       };
     };
 
@@ -166,6 +166,7 @@ export function websocketTests(target: Target): void {
       // Redacted by every group, the app's own frame and the close's reason are filled, and check judges the file alike.
       assert.deepEqual(frames(redacted.entries[0], 'send')[0], 'xxxx');
       assert.deepEqual(redacted.entries[1]._agui.close.reason, 'xxxxxxxxxxxxx');
+      assert.ok(!redacted.text.includes('agent crashed'), 'nor does the worker\'s error for the cut exchange quote it');
       assert.deepEqual(redacted.checked.map(analysisShape), checked.map(analysisShape));
     });
 

@@ -38,7 +38,10 @@ const APP = {
 
 type Frame = { send: string } | { receive: string } | { binary: Uint8Array };
 
-/** The socket: the app's frames among two exchanges, the first in JSON text, the second enveloped and in protobuf. */
+/**
+ * The socket: the app's frames among three exchanges, the first in JSON text, the second enveloped and in
+ * protobuf, the third cut by the close (the worker's error for it quotes the close's reason).
+ */
 function frames(): Frame[] {
   const first = secretInput('run-ws', 'ws');
   const json = secretEvents(first, 'ws');
@@ -57,6 +60,8 @@ function frames(): Frame[] {
     { receive: JSON.stringify(json.at(-1)) },
     { send: JSON.stringify({ method: 'agent/run', params: { agentId: 'default' }, body: second }) },
     ...proto.map((e, k) => ({ binary: k % 2 === 1 ? encoder.encodeProtobuf(e as BaseEvent) : encode(e as BaseEvent) })),
+    { send: JSON.stringify(secretInput('run-cut', 'cut')) },
+    { receive: JSON.stringify({ type: 'RUN_STARTED', threadId: 'thread-secrets', runId: 'run-cut' }) },
   ];
 }
 
@@ -113,8 +118,9 @@ describe('redacting a session that holds a WebSocket', () => {
   const plain = exportSession(session, { redact: [] });
   const planted = secretsIn(visible(plain));
 
-  it('the worker recorded two exchanges on the socket, among frames of the app\'s own', () => {
-    assert.deepEqual(session.map((x) => [x.transport, x.socket!.input, x.analysis!.report!.verdict]), [['websocket', 1, 'completed'], ['websocket', 28, 'completed']]);
+  it('the worker recorded three exchanges on the socket, among frames of the app\'s own, the last cut by the close', () => {
+    assert.deepEqual(session.map((x) => [x.transport, x.socket!.input, x.analysis!.report!.verdict]), [['websocket', 1, 'completed'], ['websocket', 28, 'completed'], ['websocket', 55, 'failed']]);
+    assert.match(session[2]!.analysis!.error!, /SECRET-BROKEN-close-reason/);
     assert.ok(session[1]!.responseContentType.startsWith('application/vnd.ag-ui.event+proto'));
     for (const group of [...ALL, 'any']) assert.ok(planted.some((p) => p.group === group), `no ${group} secret planted`);
     for (const tag of ['ws', 'wsproto']) {
@@ -183,7 +189,7 @@ describe('redacting a session that holds a WebSocket', () => {
     const entry = redacted.log.entries[0];
     assert.equal(entry.request.url, 'ws://127.0.0.1:9/agent?token=xxxxxxxxxxxxxxx&mode=xxxx');
     assert.deepEqual(entry._webSocketMessages, JSON.parse(plain).log.entries[0]._webSocketMessages);
-    assert.deepEqual(reread(JSON.stringify(redacted)).map((x) => x.analysis!.report!.source), [entry.request.url, entry.request.url]);
+    assert.deepEqual(reread(JSON.stringify(redacted)).map((x) => x.analysis!.report!.source), [entry.request.url, entry.request.url, entry.request.url]);
   });
 
   it('export → import → export writes the same file again, from the worker\'s capture and from a file', () => {

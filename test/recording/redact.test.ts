@@ -157,6 +157,18 @@ describe('a value spelled differently in two places', () => {
   });
 });
 
+describe('a request body in a framework envelope', () => {
+  it('is read as the input it carries: the operation and the ids stay, so it still reads as an enveloped input', () => {
+    const body = JSON.stringify({ method: 'agent/run', params: { agentId: 'default' }, body: { threadId: 't', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'SECRET-MSG-x' }] } });
+    const stream = '{"type":"RUN_STARTED","threadId":"t","runId":"r"}\n{"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n';
+    const x: CapturedExchange = { source: 'enveloped', requestBody: body, responseContentType: 'application/x-ndjson', chunks: [{ time: 1, bytes: new TextEncoder().encode(stream) }] };
+    const out = redactExchanges([x], ['messages']).exchanges[0]!;
+    assert.equal(out.requestBody, '{"method":"agent/run","params":{"agentId":"xxxxxxx"},"body":{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"xxxxxxxxxxxx"}]}}');
+    assert.deepEqual(shapes([out]), shapes([x]));
+    assert.ok(JSON.stringify(shapes([x])).includes('input/enveloped'));
+  });
+});
+
 describe('the query group', () => {
   it('fills every query-string value, and the name of an exchange named by its URL, keeping the names of the parameters', () => {
     const url = 'http://h/agent?api_key=s%20ecret&empty=&flag&mode=a+b#frag?x=1';
