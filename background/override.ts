@@ -5,6 +5,7 @@
  * only the chunks' bytes and times, so the page script stays free of the answer's encoder.
  */
 import { answer, idsOf, parseFault, type AnswerSource, type Fault } from '../src/answer/index.ts';
+import { patternError, requestMatches } from '../src/exchange/index.ts';
 import { toBase64 } from '../src/base64.ts';
 import type { OverrideMatch, OverrideStatus, PageAnswer, RequestOf } from '../src/messages.ts';
 import { freshRef, type Session } from './session.ts';
@@ -24,6 +25,8 @@ export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/ov
   if (!x || !chunks) return { error: 'this tab holds no such exchange' };
   if (x.outcome === 'pending' || !x.response) return { error: 'the exchange is still under way: arm once its recording is complete' };
   if (x.capped) return { error: 'bytes of this exchange were dropped for the memory cap: its recording is incomplete' };
+  const wrong = patternError(req.url);
+  if (wrong !== null) return { error: wrong };
   let faults: Fault[];
   try {
     faults = req.faults.map(parseFault);
@@ -47,7 +50,7 @@ export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/ov
  * override's: the armed one changed while the request was on its way.
  */
 export async function answerFor(s: Session, a: Armed, method: string, url: string, body: string | null): Promise<PageAnswer<string> | null> {
-  if (method.toUpperCase() !== a.status.method || url !== a.status.url) return null;
+  if (!requestMatches(a.status, method, url)) return null;
   const ids = a.status.keepIds || body === null ? null : idsOf(body);
   const out = answer(a.source, { pace: a.status.pace, ids, faults: a.faults });
   const chunks: PageAnswer<string>['chunks'] = [];

@@ -427,7 +427,7 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
           {view === 'overview' || x.transport !== 'websocket' ? null : <SocketSummary source={source} x={x} />}
           <div id="view" role="tabpanel" aria-labelledby={`tab-${view}`} class={`view view-${view}`} data-view={view}>
             {view === 'overview' ? <OverviewView source={source} exchanges={state.exchanges} onOpen={openProblem} onOpenAt={openAt} query={query} setQuery={setQuery} /> : <View source={source} x={x} view={view} focusField={focusField} filter={filter} setFilter={setFilter} event={event} setEvent={setEvent} goEvent={goEvent} showFinding={showFinding}
-              thread={threadExchanges(state.exchanges, x)} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
+              thread={threadExchanges(state.exchanges, x)} exchanges={state.exchanges} numberOf={(id) => state.exchanges.findIndex((e) => e.id === id) + 1} select={selectExchange}
               onSent={(s) => { setSent(s); selectExchange(s.exchangeId); }} />}
           </div>
         </main>
@@ -450,6 +450,8 @@ interface ViewProps {
   onSent: (s: Sent) => void;
   /** The exchanges of x's thread, in capture order (x alone when it names none). */
   thread: PanelExchange[];
+  /** Every exchange of the session, in capture order. */
+  exchanges: PanelExchange[];
   /** An exchange's number in the list. */
   numberOf: (id: string) => number;
   select: (id: string) => void;
@@ -484,7 +486,7 @@ function View(p: ViewProps) {
   if (waits && needs.some((_, i) => answers[i] === undefined)) return <NotYet x={x} asked />;
   switch (view) {
     case 'input':
-      return <><ActOnExchange key={x.id} source={source} x={x} inp={d.input!} onSent={p.onSent} /><InputView inp={d.input!} focusField={p.focusField} /></>;
+      return <><ActOnExchange key={x.id} source={source} x={x} inp={d.input!} exchanges={p.exchanges} onSent={p.onSent} /><InputView inp={d.input!} focusField={p.focusField} /></>;
     case 'negotiation':
       return <NegotiationView report={report} inp={d.input!} runs={d.runs!} />;
     case 'stripped':

@@ -227,7 +227,7 @@ export interface ActMessage { type: 'agui-inspector/act'; doc: string; ref: numb
 export interface WhichDocMessage { type: 'agui-inspector/which-doc'; origin: string }
 /** How the page script answers an act over the private port. */
 export interface ActedMessage { acted: number; result: ActResult }
-/** Which requests an armed override answers: the method and the exact URL, nothing of the body. */
+/** Which requests an armed override answers: the method and the URL, exact or a `*` pattern (exchange/match.ts), nothing of the body. */
 export interface OverrideMatch { method: string; url: string }
 /**
  * How the page script answers a request in the agent's place: `by` goes in its open message, so the worker
@@ -453,9 +453,9 @@ export interface RequestMap {
   /** The messages the consumer holds after conversation step `step`; null when there is none. */
   'agui-inspector/conversation-at': { carries: { tabId: number; exchangeId: string; step: number }; answers: { messages: ConvMessage[] } | null };
   /**
-   * Arms the tab's override (replacing any): the tab's requests of `method` to exactly `url` are answered
-   * from the recording of exchange `exchangeId` (which must have ended), at `pace`, with the request's own ids
-   * unless `keepIds`, with `faults` (`--fault` specs); `once` answers the next only. Dropped when the tab's
+   * Arms the tab's override (replacing any): the tab's requests of `method` to `url` (exact, or a pattern
+   * with `*` wildcards: exchange/match.ts) are answered from the recording of exchange `exchangeId` (which
+   * must have ended), at `pace`, with the request's own ids unless `keepIds`, with `faults` (`--fault` specs); `once` answers the next only. Dropped when the tab's
    * last panel disconnects, unless `pinned`. Answers why not when it cannot be armed.
    */
   'agui-inspector/override-arm': {

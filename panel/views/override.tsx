@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { FAULT_SPECS, type Pace } from '../../src/answer/index.ts';
+import { patternError, requestMatches, WILDCARD } from '../../src/exchange/index.ts';
 import type { OverrideStatus } from '../../src/messages.ts';
 import type { Acts, PanelExchange } from '../model.ts';
 
@@ -20,7 +21,19 @@ export const faultSpecs = (text: string): string[] => text.trim() === '' ? [] : 
 
 const paceLabel = (pace: Pace): string => PACES.find((p) => p.pace === pace)?.label ?? `×${pace}`;
 
-export function ArmOverride({ acts, x, onClose }: { acts: Acts; x: PanelExchange; onClose: () => void }) {
+/** How many of the session's requests the method and URL would have matched: the same rule the page script answers by. */
+function Preview({ method, url, exchanges }: { method: string; url: string; exchanges: PanelExchange[] }) {
+  const wrong = url === '' ? null : patternError(url);
+  if (wrong !== null) return <p class="sev-error" role="alert" data-testid="override-url-error">{wrong}</p>;
+  const matched = exchanges.filter((e) => requestMatches({ method, url }, e.method, e.url));
+  return (
+    <p class="muted" data-testid="override-preview" data-count={matched.length}>
+      Would have answered {matched.length} of this session's {exchanges.length} requests{matched.length > 0 ? `: ${[...new Set(matched.map((e) => `${e.method} ${e.url}`))].slice(0, 3).join(', ')}` : ''}.
+    </p>
+  );
+}
+
+export function ArmOverride({ acts, x, exchanges, onClose }: { acts: Acts; x: PanelExchange; exchanges: PanelExchange[]; onClose: () => void }) {
   const [method, setMethod] = useState(x.method);
   const [url, setUrl] = useState(x.url);
   const [once, setOnce] = useState(true);
@@ -49,7 +62,8 @@ export function ArmOverride({ acts, x, onClose }: { acts: Acts; x: PanelExchange
     <form class="override-form" data-testid="override-form" onSubmit={(e) => { e.preventDefault(); void arm(); }}>
       <p class="muted">The page's matching requests are answered with this exchange's recorded response, in the page, without reaching the agent.</p>
       <label>Method <input size={7} value={method} onInput={(e) => setMethod(e.currentTarget.value)} data-testid="override-method" /></label>
-      <label> URL, exactly <input size={48} value={url} onInput={(e) => setUrl(e.currentTarget.value)} data-testid="override-url" /></label>
+      <label> URL <input size={48} value={url} onInput={(e) => setUrl(e.currentTarget.value)} data-testid="override-url" title={`Exactly this URL, or a pattern: each ${WILDCARD} stands for any characters`} /></label>
+      <Preview method={method.trim()} url={url.trim()} exchanges={exchanges} />
       <fieldset>
         <legend>Answers</legend>
         <label class="check"><input type="radio" name="override-once" checked={once} onChange={() => setOnce(true)} data-testid="override-once" /> the next request only</label>
@@ -65,7 +79,7 @@ export function ArmOverride({ acts, x, onClose }: { acts: Acts; x: PanelExchange
       <label>Faults <input size={40} value={faults} placeholder="e.g. stall:1500@3 cut@5" title={FAULT_SPECS} onInput={(e) => setFaults(e.currentTarget.value)} data-testid="override-faults" /></label>
       <label class="check"><input type="checkbox" checked={pinned} onChange={(e) => setPinned(e.currentTarget.checked)} data-testid="override-pinned" /> Stay armed when DevTools closes</label>
       <div class="resend-actions">
-        <button type="submit" class="primary" disabled={arming || method.trim() === '' || url.trim() === ''} data-testid="override-arm">{arming ? 'Arming…' : 'Arm'}</button>
+        <button type="submit" class="primary" disabled={arming || method.trim() === '' || url.trim() === '' || patternError(url.trim()) !== null} data-testid="override-arm">{arming ? 'Arming…' : 'Arm'}</button>
         <button type="button" onClick={onClose}>Close</button>
       </div>
       {error !== null ? <p class="sev-error" role="alert" data-testid="override-error">Not armed: {error}</p> : null}

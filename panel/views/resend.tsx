@@ -35,7 +35,7 @@ async function stateAfter(source: SessionSource, x: PanelExchange, states: Excha
 }
 
 /** The buttons that open the editor, and the editor once one is pressed. */
-export function ActOnExchange({ source, x, inp, onSent }: { source: SessionSource; x: PanelExchange; inp: InputDetail; onSent: (s: Sent) => void }) {
+export function ActOnExchange({ source, x, inp, exchanges, onSent }: { source: SessionSource; x: PanelExchange; inp: InputDetail; exchanges: PanelExchange[]; onSent: (s: Sent) => void }) {
   const acts = source.acts;
   const runs = useDetail(source, x, acts ? 'runs' : null);
   const conversation = useDetail(source, x, acts ? 'conversation' : null);
@@ -76,7 +76,7 @@ export function ActOnExchange({ source, x, inp, onSent }: { source: SessionSourc
           </button>
         ) : null}
       </div>
-      {arming ? <ArmOverride key={x.id} acts={acts} x={x} onClose={() => setArming(false)} /> : null}
+      {arming ? <ArmOverride key={x.id} acts={acts} x={x} exchanges={exchanges} onClose={() => setArming(false)} /> : null}
       {editing ? <Editor key={`${editing.mode}:${x.id}`} acts={acts} x={x} initial={editing.text} interrupts={editing.interrupts} onSent={onSent} onClose={() => setEditing(null)} /> : null}
     </section>
   );

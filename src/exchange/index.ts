@@ -10,3 +10,4 @@ export { MAX_CAPTURE_BYTES } from './exchange.ts';
 export { MAX_SOCKET_ROWS, SocketReader, lengthPrefixed, socketExchange, socketExchanges, socketView, type SocketFrameRow, type SocketStep, type SocketView } from './socket.ts';
 export type { Era, ExchangeReport, NegotiationVerdict, RunOutcome, RunReport } from './report.ts';
 export { withoutUserInfo } from './url.ts';
+export { patternError, requestMatches, urlMatches, WILDCARD, type RequestMatch } from './match.ts';

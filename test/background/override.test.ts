@@ -44,6 +44,15 @@ describe('an armed override, in the worker', () => {
     assert.deepEqual(armed.status, { method: 'POST', url: URL_, from: 'doc:1', once: true, pace: 10, keepIds: false, faults: ['cut@2'], pinned: false, answered: 0 });
   });
 
+  it('arms a * pattern and answers every URL it names; refuses a URL no request can have, saying why', async () => {
+    assert.match((arming(session(), req({ url: '/agent' })) as { error: string }).error, /not an absolute http\(s\) URL/);
+    const s = session();
+    const armed = arming(s, req({ url: 'http://127.0.0.1/*' }));
+    assert.ok(!('error' in armed));
+    assert.notEqual(await answerFor(s, armed, 'POST', `${URL_}/chat?x=1`, null), null);
+    assert.equal(await answerFor(s, armed, 'POST', 'http://localhost/agent', null), null, 'another host');
+  });
+
   it("answers a matching request with the recording at the pace, in the request's ids, and hands out the ref its exchange is marked by", async () => {
     const s = session();
     const armed = arming(s, req());

@@ -244,6 +244,15 @@ describe('an armed override answers in the agent\'s place (#36)', () => {
     assert.ok(r.messages().every((m) => m.k !== 'open' || m.by === undefined));
   });
 
+  it('a pattern answers every URL it names, and only those (exchange/match.ts)', async () => {
+    const net: Network = { calls: [], answer: async () => new Response(AGUI_SSE, { headers: SSE_HEADERS }) };
+    const asked: string[] = [];
+    const { fetch } = page(net, { armed: () => ({ method: 'POST', url: 'http://127.0.0.1:8000/app/agent*' }), ask: async (_, url) => (asked.push(url), answer(5, [AGUI_SSE])) });
+    for (const u of ['agent', 'agent/chat?x=1', 'http://127.0.0.1:8000/other']) await readAll(await fetch(u, post));
+    assert.deepEqual(asked, ['http://127.0.0.1:8000/app/agent', 'http://127.0.0.1:8000/app/agent/chat?x=1']);
+    assert.equal(net.calls.length, 1, 'the URL it does not name reached the network');
+  });
+
   it('the page\'s abort errors the answer\'s body, as it would a network body', async () => {
     const { fetch, r } = page({ calls: [], answer: async () => { throw new Error('the network was asked'); } }, {
       armed: () => ({ method: 'POST', url: URL_ }), ask: async () => answer(3, [AGUI_SSE.slice(0, 30), AGUI_SSE.slice(30)]),

@@ -4,13 +4,13 @@
  * Recorded responses are a new Response around the tapped body, whose `headers` are no longer
  * immutable; `url`, `redirected` and `type` answer as the original's.
  *
- * While the panel has an override armed for the tab, a request of its method to its exact URL is answered
+ * While the panel has an override armed for the tab, a request of its method to its URL (exchange/match.ts) is answered
  * from the recording instead (issue #36): the worker computes the answer for this request's body, and the
  * wrapper returns a Response whose body enqueues its chunks when due, never touching the network. It is
  * captured like any other, opened with the worker's `by` so the worker marks it answered.
  */
 import { LIMITS, mediaType, type OverrideMatch, type PageAnswer } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, withoutUserInfo } from '../../exchange/index.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, requestMatches, urlMatches, withoutUserInfo } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import type { HeaderStore } from './headers.ts';
@@ -267,8 +267,8 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
       return apply(promiseReject, NativePromise, [clean(e)]) as Promise<Response>;
     }
     const method = apply(requestMethod, request, []) as string;
-    if (method !== armed.method) return toNetwork(self, request);
     const url = apply(requestUrl, request, []) as string;
+    if (!requestMatches(armed, method, url)) return toNetwork(self, request);
     const headers = apply(requestHeaders, request, []) as Headers;
     const credentials = apply(requestCredentials, request, []) as unknown;
     const signal = apply(requestSignal, request, []) as AbortSignal;
@@ -340,7 +340,7 @@ export function wrapFetch(scope: { fetch: typeof fetch }, n: FetchNatives, deps:
       }
       const armed = by === null && !through ? deps.armed() : null;
       const input = armed && (request ?? resolveUrl(args[0]));
-      if (armed && input && withoutUserInfo(typeof input === 'string' ? input : (apply(requestUrl, input, []) as string)) === armed.url) return override(self, input, args[1], armed, t);
+      if (armed && input && urlMatches(armed.url, typeof input === 'string' ? input : (apply(requestUrl, input, []) as string))) return override(self, input, args[1], armed, t);
       const seen: FetchArgs = { body: null, ours: null, method: undefined, headers: null, credentials: undefined };
       const init = args[1];
       if ((typeof init === 'object' && init !== null) || typeof init === 'function') args[1] = readInit(init, request, seen);

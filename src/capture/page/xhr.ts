@@ -2,12 +2,12 @@
  * The XMLHttpRequest wrappers. Text bodies are recorded re-encoded from `responseText` as it grows;
  * arraybuffer and blob bodies once loaded.
  *
- * While the panel has an override armed for the tab, a matching request is answered from the recording
+ * While the panel has an override armed for the tab, a matching request (exchange/match.ts) is answered from the recording
  * (issue #36) without being sent: the response getters of that one request say what the answer says, and
  * its events are dispatched as its chunks fall due. It is captured like any other, through the same watch.
  */
 import { LIMITS, mediaType, type OverrideMatch, type PageAnswer } from '../../messages.ts';
-import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, withoutUserInfo } from '../../exchange/index.ts';
+import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, requestMatches, withoutUserInfo } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
 import type { Disguise } from './disguise.ts';
 import type { Body, RequestInfo, Sink, SinkFactory } from './sink.ts';
@@ -106,7 +106,7 @@ export function wrapXhr(n: XhrNatives, deps: XhrDeps): void {
       const state = xhrs.get(xhr);
       if (args.length > 0) args[0] = bodies.argument(args[0], true);
       const armed = state && !answering.has(xhr) ? deps.armed() : null;
-      if (state && armed && state.method === armed.method && withoutUserInfo(state.url) === armed.url) return override(xhr, state, target, args);
+      if (state && armed && requestMatches(armed, state.method, state.url)) return override(xhr, state, target, args);
       if (state) {
         try {
           watch(xhr, state, bodies.inspect(args[0]), args[0]);
