@@ -5,9 +5,9 @@
  * only the chunks' bytes and times, so the page script stays free of the answer's encoder.
  */
 import { answer, idsOf, parseFault, type AnswerSource, type Fault } from '../src/answer/index.ts';
-import { patternError, requestMatches } from '../src/exchange/index.ts';
+import { SSE_MEDIA_TYPE, patternError, requestMatches } from '../src/exchange/index.ts';
 import { toBase64 } from '../src/base64.ts';
-import type { OverrideMatch, OverrideStatus, PageAnswer, RequestOf } from '../src/messages.ts';
+import { mediaType, type OverrideMatch, type OverrideStatus, type PageAnswer, type RequestOf } from '../src/messages.ts';
 import { freshRef, type Session } from './session.ts';
 
 export interface Armed {
@@ -27,6 +27,11 @@ export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/ov
   if (x.capped) return { error: 'bytes of this exchange were dropped for the memory cap: its recording is incomplete' };
   const wrong = patternError(req.url);
   if (wrong !== null) return { error: wrong };
+  const contentType = x.response.contentType ?? '';
+  // EventSource makes the only GETs an agent is asked with, and reads nothing but an event stream.
+  if (req.method.toUpperCase() === 'GET' && mediaType(contentType) !== SSE_MEDIA_TYPE) {
+    return { error: `a GET is answered as an EventSource reads it, and it reads only ${SSE_MEDIA_TYPE}: this recording is ${contentType || 'of no type'}; arm it for the method it was asked with` };
+  }
   let faults: Fault[];
   try {
     faults = req.faults.map(parseFault);
@@ -35,7 +40,7 @@ export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/ov
   }
   return {
     // The chunks as they are now: the recording is complete, and the session may be cleared while armed.
-    source: { status: x.response.status, responseContentType: x.response.contentType ?? '', chunks: [...chunks], ...(x.request.body === null ? {} : { requestBody: x.request.body }) },
+    source: { status: x.response.status, responseContentType: contentType, chunks: [...chunks], ...(x.request.body === null ? {} : { requestBody: x.request.body }) },
     faults,
     status: {
       method: req.method.toUpperCase(), url: req.url, from: req.exchangeId, once: req.once, pace: req.pace, keepIds: req.keepIds,

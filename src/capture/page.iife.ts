@@ -23,7 +23,8 @@
  * stay here (page/headers.ts), for the panel's resend (page/resend.ts), and never leave the page.
  *
  * One change is the user's own: while the panel has an override armed for the tab, the page's matching
- * fetch is answered from a recording (page/fetch.ts), which is what the user asked the page to see.
+ * fetch, XHR and EventSource are answered from a recording (page/fetch.ts, xhr.ts, eventsource.ts), which is
+ * what the user asked the page to see.
  */
 import { LIMITS, STAGING_BYTES, type OverrideMatch } from '../messages.ts';
 import { batcher } from './page/batcher.ts';
@@ -51,7 +52,7 @@ import { wrapXhr } from './page/xhr.ts';
   // At most 8 returned staging buffers are kept: enough for the batches in flight at full speed.
   const pool = bufferPool(ArrayBuffer, STAGING_BYTES, 8);
   let recording = true;
-  /** What the tab's armed override answers (fetch.ts), as the relay last said. */
+  /** What the tab's armed override answers (fetch.ts, xhr.ts, eventsource.ts), as the relay last said. */
   let armed: OverrideMatch | null = null;
   // Acts can only come once the wrappers are in place, a task after this one at the earliest.
   let act: Actor | null = null;
@@ -81,5 +82,11 @@ import { wrapXhr } from './page/xhr.ts';
   if (window.WebSocket) {
     wrapWebSocket(window, { WebSocket: window.WebSocket, addEventListener, ArrayBuffer, Blob, Promise, MessageEvent, CloseEvent }, { disguise, post: batch.post, now, recording: () => recording });
   }
-  if (window.EventSource) wrapEventSource(window, { EventSource: window.EventSource, EventTarget, TextEncoder }, { disguise, sink, now });
+  if (window.EventSource) {
+    wrapEventSource(
+      window,
+      { EventSource: window.EventSource, EventTarget, TextEncoder, TextDecoder, Event, MessageEvent, URL, setTimeout, clearTimeout },
+      { disguise, sink, now, resolveUrl, armed: () => armed, ask: channel.ask },
+    );
+  }
 })();

@@ -16,11 +16,11 @@ const recorded = [
 ];
 const input = (threadId: string, runId: string) => JSON.stringify({ threadId, runId, messages: [], state: {}, tools: [], context: [], forwardedProps: {} });
 
-function session(ended = true): Session {
+function session(ended = true, contentType = 'text/event-stream'): Session {
   const s = new Session(1, 'u', false, DEFAULT_LIMITS);
   const msgs: PageMessage[] = [
     { k: 'open', id: 1, api: 'fetch', t: 1000, method: 'POST', url: URL_, requestContentType: 'application/json', requestBody: input('t1', 'r1'), requestBodyNote: null },
-    { k: 'response', id: 1, t: 1001, status: 200, statusText: 'OK', contentType: 'text/event-stream', url: URL_, redirected: false, reconstructed: false },
+    { k: 'response', id: 1, t: 1001, status: 200, statusText: 'OK', contentType, url: URL_, redirected: false, reconstructed: false },
     ...recorded.map((text, i): PageMessage => ({ k: 'chunk', id: 1, t: 1010 + i * 100, bytes: new TextEncoder().encode(text) })),
     ...(ended ? [{ k: 'end', id: 1, t: 1400, outcome: 'complete', error: null } as PageMessage] : []),
   ];
@@ -46,6 +46,8 @@ describe('an armed override, in the worker', () => {
 
   it('arms a * pattern and answers every URL it names; refuses a URL no request can have, saying why', async () => {
     assert.match((arming(session(), req({ url: '/agent' })) as { error: string }).error, /not an absolute http\(s\) URL/);
+    assert.equal('error' in arming(session(), req({ method: 'GET' })), false, 'an SSE recording answers an EventSource');
+    assert.match((arming(session(true, 'application/vnd.ag-ui.event+proto'), req({ method: 'GET' })) as { error: string }).error, /EventSource .* reads only text\/event-stream/);
     const s = session();
     const armed = arming(s, req({ url: 'http://127.0.0.1/*' }));
     assert.ok(!('error' in armed));

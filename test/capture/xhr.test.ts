@@ -118,7 +118,9 @@ describe('EventSource wrapper', () => {
     Object.assign(Es.prototype, { close: FakeEventSource.prototype.close });
     class Target extends EventTarget {}
     const scope = { EventSource: Es as unknown as typeof EventSource };
-    wrapEventSource(scope, { EventSource: scope.EventSource, EventTarget: Target, TextEncoder }, { disguise: disguise(Error, class {}), sink: r.sink, now: () => r.clock++ });
+    wrapEventSource(scope, { EventSource: scope.EventSource, EventTarget: Target, TextEncoder, TextDecoder, Event, MessageEvent, URL, setTimeout, clearTimeout }, {
+      disguise: disguise(Error, class {}), sink: r.sink, now: () => r.clock++, resolveUrl: String, armed: () => null, ask: () => Promise.resolve(null),
+    });
     const Wrapped = scope.EventSource as unknown as typeof Es;
     assert.notEqual(Wrapped, Es);
     const es = new Wrapped('http://127.0.0.1/events');

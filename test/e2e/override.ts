@@ -54,15 +54,19 @@ export function overrideTests(target: Target): void {
     }, [h, value] as const);
 
     /** Arms through the panel's form on the exchange at row `at`: `every` request or the next only, with `faults`. */
-    const arm = async (at: number, o: { every: boolean; faults?: string; pinned?: boolean }): Promise<void> => {
-      await until(`row ${at} selected, on Input`, () => panel.evaluate((i) => {
-        const row = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].at(i);
-        if (!row) return false;
-        if (row.getAttribute('aria-selected') !== 'true') row.click();
-        document.querySelector<HTMLElement>('[data-testid=tab-input]')?.click();
-        return row.getAttribute('aria-selected') === 'true' && document.querySelector('[data-testid=override-open]') !== null;
-      }, at));
+    const onInput = (at: number): Promise<unknown> => until(`row ${at} selected, on Input`, () => panel.evaluate((i) => {
+      const row = [...document.querySelectorAll<HTMLElement>('[data-testid=exchange-row]')].at(i);
+      if (!row) return false;
+      if (row.getAttribute('aria-selected') !== 'true') row.click();
+      document.querySelector<HTMLElement>('[data-testid=tab-input]')?.click();
+      return row.getAttribute('aria-selected') === 'true' && document.querySelector('[data-testid=override-open]') !== null;
+    }, at));
+
+    const arm = async (at: number, o: { every: boolean; faults?: string; pinned?: boolean; method?: string; url?: string }): Promise<void> => {
+      await onInput(at);
       await click('override-open');
+      if (o.method !== undefined) await fill('override-method', o.method);
+      if (o.url !== undefined) await fill('override-url', o.url);
       await click(o.every ? 'override-every' : 'override-once');
       await click('override-pace-10');
       await fill('override-faults', o.faults ?? '');
@@ -224,6 +228,73 @@ export function overrideTests(target: Target): void {
       assert.deepEqual(x.override, { from: first.id, pace: 'max', idsRewritten: true, faults: [] });
       assert.equal(x.report?.verdict, 'completed');
       await b.request({ type: 'agui-inspector/override-disarm', tabId });
+    });
+
+    test('the same exchange answered through fetch, XHR and EventSource: a GET pattern, previewed as the page matches it, the recorded events each way, none reaching the agent', async () => {
+      const first = (await session()).exchanges[0]!;
+      const recorded = first.events.map((e) => e.type);
+      const held = seen.length;
+      const count = (await session()).exchanges.length;
+      // The form's preview, by the rule the page answers by: the session's chats are POSTs; a pattern no request URL can have is refused.
+      await onInput(0);
+      await click('override-open');
+      await fill('override-method', 'POST');
+      await fill('override-url', `${first.url}*`);
+      assert.equal(Number(await hook('override-preview', 'count')), (await session()).exchanges.filter((x) => x.method === 'POST' && x.url.startsWith(first.url)).length);
+      await fill('override-url', '/agent*');
+      await until('the pattern refused', () => panel.evaluate(() => document.querySelector('[data-testid=override-url-error]') !== null && document.querySelector<HTMLButtonElement>('[data-testid=override-arm]')!.disabled, null));
+      await click('override-open');
+      await arm(0, { every: true, method: 'GET', url: `${first.url}?via=*` });
+
+      type Frame = { type: string; threadId?: string; runId?: string };
+      const got = await page.evaluate(async (base) => {
+        const framesOf = (text: string): Frame[] => text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.slice(6)) as Frame);
+        const viaFetch = framesOf(await (await fetch(`${base}?via=fetch`)).text());
+        const viaXhr = await new Promise<Frame[]>((resolve) => {
+          const xhr = new XMLHttpRequest();
+          xhr.open('GET', `${base}?via=xhr`);
+          xhr.onload = () => resolve(framesOf(xhr.responseText));
+          xhr.send();
+        });
+        const viaEventSource = await new Promise<{ events: Frame[]; opened: number[]; ids: string[]; isEventSource: boolean; closed: number }>((resolve, reject) => {
+          const es = new EventSource(`${base}?via=es`);
+          const events: Frame[] = [];
+          const opened: number[] = [];
+          const ids: string[] = [];
+          es.addEventListener('open', () => opened.push(es.readyState));
+          es.onmessage = (ev: MessageEvent<string>) => {
+            const e = JSON.parse(ev.data) as Frame;
+            events.push(e);
+            ids.push(ev.lastEventId);
+            if (e.type !== 'RUN_FINISHED') return;
+            es.close();
+            resolve({ events, opened, ids, isEventSource: es instanceof EventSource && Object.getPrototypeOf(es) === EventSource.prototype, closed: es.readyState });
+          };
+          es.onerror = () => reject(new Error(`error, readyState ${es.readyState}`));
+        });
+        return { viaFetch, viaXhr, viaEventSource };
+      }, first.url);
+      assert.equal(seen.length, held, 'the agent got no request');
+      assert.deepEqual(got.viaFetch.map((e) => e.type), recorded, 'fetch: the recorded events');
+      assert.deepEqual(got.viaXhr, got.viaFetch, 'XHR: the same');
+      assert.deepEqual(got.viaEventSource.events, got.viaFetch, 'EventSource: the same, one message each');
+      assert.deepEqual(got.viaEventSource.opened, [1]);
+      assert.equal(got.viaEventSource.isEventSource, true);
+      assert.equal(got.viaEventSource.closed, 2);
+      await until('the three answered exchanges in the worker', async () => {
+        const xs = (await session()).exchanges;
+        return xs.length >= count + 3 && xs.slice(count).every((x) => x.outcome !== 'pending');
+      });
+      const xs = (await session()).exchanges.slice(count);
+      assert.deepEqual(xs.map((x) => x.api), ['fetch', 'xhr', 'eventsource']);
+      assert.deepEqual(xs.map((x) => x.url.split('?via=')[1]), ['fetch', 'xhr', 'es']);
+      for (const x of xs) {
+        assert.deepEqual(x.override, { from: first.id, pace: 10, idsRewritten: false, faults: [] }, `${x.api}: a GET carries no ids to rewrite to`);
+        assert.deepEqual(x.events.map((e) => e.type), recorded, `${x.api}: captured as answered`);
+      }
+      await until('each answered row', () => panel.evaluate((ids) => ids.every((id) => document.querySelector<HTMLElement>(`[data-testid=exchange-row][data-id="${id}"]`)?.dataset.origin === 'override'), xs.map((x) => x.id)));
+      await click('override-disarm');
+      await until('no banner', () => hook('override-banner', 'answered').then((v) => v === null));
     });
   });
 }

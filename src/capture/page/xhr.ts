@@ -9,6 +9,7 @@
 import { LIMITS, mediaType, type OverrideMatch, type PageAnswer } from '../../messages.ts';
 import { PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE, requestMatches, withoutUserInfo } from '../../exchange/index.ts';
 import type { Bodies } from './body.ts';
+import { answeredMembers } from './answered-members.ts';
 import type { Disguise } from './disguise.ts';
 import type { Body, RequestInfo, Sink, SinkFactory } from './sink.ts';
 
@@ -125,22 +126,12 @@ export function wrapXhr(n: XhrNatives, deps: XhrDeps): void {
   const { setTimeout: later, clearTimeout: unlater } = n;
   const DONE = 4;
 
-  /** The native's answer, or the recorded one's for a request the override answers. */
-  function answers(key: string, value: (a: Answered, xhr: XMLHttpRequest, args: unknown[]) => unknown): void {
-    const on = XHR;
-    const desc = Object.getOwnPropertyDescriptor(on, key);
-    const fn = desc?.get ?? desc?.value;
-    if (typeof fn !== 'function') return;
-    const wrapped = wrap(fn as (...a: unknown[]) => unknown, {
-      apply(target, self, args) {
-        const a = answering.get(self as XMLHttpRequest);
-        // Aborted while the worker is asked: it is answered by neither.
-        if (a === null && key === 'abort') answering.delete(self as XMLHttpRequest);
-        return a ? value(a, self as XMLHttpRequest, args) : apply(target, self, args);
-      },
-    });
-    Object.defineProperty(on, key, desc!.get ? { ...desc, get: wrapped } : { ...desc, value: wrapped });
-  }
+  const answers = answeredMembers<XMLHttpRequest, Answered>(wrap, XHR, (self, key) => {
+    const a = answering.get(self);
+    // Aborted while the worker is asked: it is answered by neither.
+    if (a === null && key === 'abort') answering.delete(self);
+    return a;
+  });
   answers('readyState', (a) => a.readyState);
   answers('status', (a) => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.status : 0));
   answers('statusText', (a) => (a.readyState >= NativeXhr.HEADERS_RECEIVED ? a.statusText : ''));
