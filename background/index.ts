@@ -47,6 +47,8 @@ const worker = {
   panels: new Map<number, Set<Runtime.Port>>(),
   /** Each tab's armed override (override.ts). */
   overrides: new Map<number, Armed>(),
+  /** Panel ports that show a file while inspecting their tab: told its override, not its session. */
+  watching: new WeakSet<Runtime.Port>(),
   /** Sessions whose panels have not yet been told what changed; told in one task, after the work that changed them. */
   toTell: new Set<Session>(),
   panelTimer: null as ReturnType<typeof setTimeout> | null,
@@ -259,7 +261,7 @@ function resetSession(s: Session, url: string, navigated = false): void {
   s.reset(url, navigated);
   forgetPending(s.tabId, 'cleared');
   touch(s);
-  for (const p of worker.panels.get(s.tabId) ?? []) post(p, { type: 'snapshot', session: s.snapshot() });
+  for (const p of worker.panels.get(s.tabId) ?? []) if (!worker.watching.has(p)) post(p, { type: 'snapshot', session: s.snapshot() });
 }
 
 const ready: Promise<void> = (async () => {
@@ -415,6 +417,7 @@ function tell(s: Session): void {
   const changes = s.takeChanges();
   const stats = s.stats();
   for (const p of ports) {
+    if (worker.watching.has(p)) continue;
     for (const c of changes) {
       post(p, { type: 'exchange', exchange: c.exchange });
       if (c.events.length > 0) post(p, { type: 'events', exchangeId: c.exchange.id, events: c.events });
@@ -435,14 +438,18 @@ function onPanel(port: Runtime.Port): void {
     void ready.then(() => {
       if (tabId !== null) worker.panels.get(tabId)?.delete(port);
       tabId = m.tabId;
-      const s = sessionFor(m.tabId);
-      // The panels already subscribed are told what is pending first: the snapshot holds it, and the
-      // new panel would otherwise be told it again (its fresh events twice).
-      tell(s);
       const set = worker.panels.get(m.tabId) ?? new Set();
+      if (m.type === 'watch') worker.watching.add(port);
+      else {
+        worker.watching.delete(port);
+        const s = sessionFor(m.tabId);
+        // The panels already subscribed are told what is pending first: the snapshot holds it, and the
+        // new panel would otherwise be told it again (its fresh events twice).
+        tell(s);
+        post(port, { type: 'snapshot', session: s.snapshot() });
+      }
       set.add(port);
       worker.panels.set(m.tabId, set);
-      post(port, { type: 'snapshot', session: s.snapshot() });
       const armed = worker.overrides.get(m.tabId);
       post(port, { type: 'override', override: armed ? { ...armed.status } : null });
     });

@@ -6,7 +6,7 @@
  */
 import { answer, idsOf, parseFault, type AnswerSource, type Fault } from '../src/answer/index.ts';
 import { SSE_MEDIA_TYPE, patternError, requestMatches } from '../src/exchange/index.ts';
-import { toBase64 } from '../src/base64.ts';
+import { fromBase64, toBase64 } from '../src/base64.ts';
 import { mediaType, type OverrideMatch, type OverrideStatus, type PageAnswer, type RequestOf } from '../src/messages.ts';
 import { freshRef, type Session } from './session.ts';
 
@@ -18,16 +18,29 @@ export interface Armed {
 
 export const matchOf = (a: Armed | undefined): OverrideMatch | null => (a ? { method: a.status.method, url: a.status.url } : null);
 
-/** The override the panel asks for, or why it cannot be armed. */
-export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/override-arm'>): Armed | { error: string } {
+/** What answers: the tab's exchange as recorded, or the imported one the panel sent. */
+function sourceOf(s: Session | undefined, req: RequestOf<'agui-inspector/override-arm'>): AnswerSource | { error: string } {
+  const r = req.recorded;
+  if (r) {
+    const chunks = r.chunks.map((c) => ({ time: c.time, bytes: fromBase64(c.bytes) }));
+    return { status: r.status, responseContentType: r.contentType, chunks, ...(r.requestBody === null ? {} : { requestBody: r.requestBody }) };
+  }
   const x = s?.exchange(req.exchangeId);
   const chunks = s?.chunksOf(req.exchangeId);
   if (!x || !chunks) return { error: 'this tab holds no such exchange' };
   if (x.outcome === 'pending' || !x.response) return { error: 'the exchange is still under way: arm once its recording is complete' };
   if (x.capped) return { error: 'bytes of this exchange were dropped for the memory cap: its recording is incomplete' };
+  // The chunks as they are now: the recording is complete, and the session may be cleared while armed.
+  return { status: x.response.status, responseContentType: x.response.contentType ?? '', chunks: [...chunks], ...(x.request.body === null ? {} : { requestBody: x.request.body }) };
+}
+
+/** The override the panel asks for, or why it cannot be armed. */
+export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/override-arm'>): Armed | { error: string } {
+  const source = sourceOf(s, req);
+  if ('error' in source) return source;
   const wrong = patternError(req.url);
   if (wrong !== null) return { error: wrong };
-  const contentType = x.response.contentType ?? '';
+  const contentType = source.responseContentType;
   // EventSource makes the only GETs an agent is asked with, and reads nothing but an event stream.
   if (req.method.toUpperCase() === 'GET' && mediaType(contentType) !== SSE_MEDIA_TYPE) {
     return { error: `a GET is answered as an EventSource reads it, and it reads only ${SSE_MEDIA_TYPE}: this recording is ${contentType || 'of no type'}; arm it for the method it was asked with` };
@@ -39,8 +52,7 @@ export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/ov
     return { error: e instanceof Error ? e.message : String(e) };
   }
   return {
-    // The chunks as they are now: the recording is complete, and the session may be cleared while armed.
-    source: { status: x.response.status, responseContentType: contentType, chunks: [...chunks], ...(x.request.body === null ? {} : { requestBody: x.request.body }) },
+    source,
     faults,
     status: {
       method: req.method.toUpperCase(), url: req.url, from: req.exchangeId, once: req.once, pace: req.pace, keepIds: req.keepIds,

@@ -402,7 +402,7 @@ export function App({ source, initialView = 'overview', actions }: { source: Ses
       <Toolbar source={source} state={state} actions={actions} ticked={ticked} />
       {state.stats ? <StorageWarning stats={state.stats} /> : null}
       {state.stats ? <UnreachedWarning stats={state.stats} /> : null}
-      <OverrideBanner armed={state.override} acts={source.acts} />
+      <OverrideBanner armed={state.override} overriding={source.overriding} />
       {sent ? (
         <p class="banner" role="status" data-testid="resend-sent" data-exchange={sent.exchangeId}>
           Sent {sent.method} {sent.url} from the page; its answer is selected below. <button type="button" onClick={() => setSent(null)}>Dismiss</button>

@@ -57,7 +57,7 @@ let current: SessionSource = inspected !== null ? new LiveSource(inspected) : id
 let generation = 0;
 
 function openFile(file: Blob, name: string, initialView?: ViewId): FileSource {
-  const source = new FileSource(file, name);
+  const source = new FileSource(file, name, inspected);
   show(source, initialView);
   return source;
 }

@@ -61,12 +61,16 @@ export interface Acts {
   headers(x: PanelExchange): Promise<ResendHeaders>;
   /** Has the page send `body` as `x` went (with its kept headers when `reuse`): the new exchange's id, or why not. */
   send(x: PanelExchange, body: string, reuse: boolean): Promise<{ exchangeId: string } | { error: string }>;
+}
+
+/** Answering the inspected tab as the agent (issue #36): a live source's exchanges, or a file's while the panel inspects a tab. */
+export interface Overriding {
   /** Arms the tab's override with `x`'s recording: what `o` matches is answered from it, not by the agent; why not, when it cannot be. */
   arm(x: PanelExchange, o: ArmOptions): Promise<{ ok: true } | { error: string }>;
   disarm(): Promise<void>;
 }
 
-export type ArmOptions = Omit<RequestMap['agui-inspector/override-arm']['carries'], 'tabId' | 'exchangeId'>;
+export type ArmOptions = Omit<RequestMap['agui-inspector/override-arm']['carries'], 'tabId' | 'exchangeId' | 'recorded'>;
 
 export type SourceStatus = 'connecting' | 'live' | 'disconnected' | 'loading' | 'file' | 'failed' | 'no-tab';
 
@@ -83,7 +87,7 @@ export interface SessionState {
   progress: ImportProgress | null;
   /** Why the source failed (status `failed`). */
   error: string | null;
-  /** The tab's armed override (a live source's only); null or absent when none is armed. */
+  /** The inspected tab's armed override; null or absent when none is armed. */
   override?: OverrideStatus | null;
 }
 
@@ -105,6 +109,8 @@ export interface SessionSource {
   /** The WebSocket the exchange ran on, its frames each with whose it is; null for HTTP. */
   socket(x: PanelExchange): Promise<SocketView | null>;
   readonly acts?: Acts;
+  /** Present when there is a tab to answer: the live one, or the one the panel inspects while it shows a file. */
+  readonly overriding?: Overriding;
   /** What the exchange's state step `step` changed against the step before; null when there is none. */
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null>;
   /** What the exchange's conversation step `step` changed; null when there is none. */

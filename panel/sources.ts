@@ -1,18 +1,20 @@
 /**
  * The two places a session comes from: the background worker capturing a tab (`LiveSource`) and a file
- * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`.
+ * read with the CLI's readers (`FileSource`). Both hand the panel the same `SessionState`; a file shown
+ * while the panel inspects a tab can answer that tab (`overriding`), its recording sent with the request.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
 import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, Overview, StateDiff } from '../src/detail/index.ts';
 import { bytesOnlyAnalysis, sentAtOf, type CapturedExchange, type SocketView } from '../src/exchange/index.ts';
+import { toBase64 } from '../src/base64.ts';
 import {
-  PANEL_PORT, noneUnsaved,
-  type ExchangeView, type PanelToWorker, type Reply, type Request, type SessionStats, type WorkerToPanel,
+  MAX_RECORDED_BYTES, PANEL_PORT, noneUnsaved,
+  type ExchangeView, type PanelToWorker, type RecordedAnswer, type Reply, type Request, type SessionStats, type WorkerToPanel,
 } from '../src/messages.ts';
 import type { ExchangeMeta, ExchangeSet, ImportMessage } from './files.ts';
 import { unpackEvents } from './transfer.ts';
 import { startImport, type ImportJob } from './jobs.ts';
-import type { Acts, PanelExchange, SessionOverview, SessionSource, SessionState } from './model.ts';
+import type { Acts, ArmOptions, Overriding, PanelExchange, SessionOverview, SessionSource, SessionState } from './model.ts';
 
 type Listener = (state: SessionState) => void;
 
@@ -199,8 +201,11 @@ export class LiveSource implements SessionSource {
     check: (body) => request({ type: 'agui-inspector/check-input', tabId: this.tabId, body }),
     headers: (x) => request({ type: 'agui-inspector/resend-headers', tabId: this.tabId, exchangeId: x.id }),
     send: (x, body, reuse) => request({ type: 'agui-inspector/resend', tabId: this.tabId, exchangeId: x.id, body, reuse }),
+  };
+
+  readonly overriding: Overriding = {
     arm: (x, o) => request({ type: 'agui-inspector/override-arm', tabId: this.tabId, exchangeId: x.id, ...o }),
-    disarm: async () => void (await request({ type: 'agui-inspector/override-disarm', tabId: this.tabId })),
+    disarm: () => disarm(this.tabId),
   };
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
@@ -227,6 +232,8 @@ function request<R extends Request>(req: R): Promise<Reply<R>> {
   return browser.runtime.sendMessage(req) as Promise<Reply<R>>;
 }
 
+const disarm = async (tabId: number): Promise<void> => void (await request({ type: 'agui-inspector/override-disarm', tabId }));
+
 /**
  * A recorded session (HAR, SSE, JSONL, protobuf or a conformance fixture), read and analysed in
  * `import-worker.ts` the way the worker analyses a live tab: in order, with one thread tracker so resume
@@ -242,8 +249,25 @@ export class FileSource implements SessionSource {
   /** Resolves once every exchange is analysed; rejects with the reason a file could not be read. */
   readonly done: Promise<void>;
 
-  constructor(file: Blob, name: string) {
+  /** While the panel inspects a tab: its port to the worker, told the tab's override (a `watch`, not a subscription). */
+  private readonly watch: Runtime.Port | null = null;
+  readonly overriding?: Overriding;
+
+  /** `tabId` is the tab the panel inspects, if any: a file's exchange can answer it. */
+  constructor(file: Blob, name: string, tabId: number | null = null) {
     this.state = { status: 'loading', label: name, stats: null, preserve: false, recording: true, progress: null, error: null };
+    if (tabId !== null) {
+      const port = browser.runtime.connect({ name: PANEL_PORT });
+      port.onMessage.addListener((m: unknown) => {
+        if ((m as WorkerToPanel).type !== 'override') return;
+        this.state.override = (m as Extract<WorkerToPanel, { type: 'override' }>).override;
+        this.emitter.now();
+      });
+      const watch: PanelToWorker = { type: 'watch', tabId };
+      port.postMessage(watch);
+      this.watch = port;
+      this.overriding = { arm: (x, o) => this.arm(tabId, x, o), disarm: () => disarm(tabId) };
+    }
     let settle!: (error: string | null) => void;
     this.done = new Promise((resolve, reject) => {
       settle = (error) => (error === null ? resolve() : reject(new Error(error)));
@@ -359,9 +383,22 @@ export class FileSource implements SessionSource {
     return this.job.ask({ type: 'conversation-at', index: this.order.indexOf(x), step }) as Promise<{ messages: ConvMessage[] } | null>;
   }
 
+  /** The worker holds no file: the exchange's recorded bytes go with the arming request. */
+  private arm(tabId: number, x: PanelExchange, o: ArmOptions): Promise<{ ok: true } | { error: string }> {
+    if (!x.chunks || x.status === null) return Promise.resolve({ error: 'the exchange is still being read: arm once the file is' });
+    if (x.capped) return Promise.resolve({ error: 'bytes of this exchange were dropped for the memory cap when it was recorded: its recording is incomplete' });
+    if (x.chunks.reduce((n, c) => n + c.bytes.length, 0) > MAX_RECORDED_BYTES) return Promise.resolve({ error: `the recording is larger than an arming request may carry (${MAX_RECORDED_BYTES} bytes)` });
+    const recorded: RecordedAnswer = {
+      status: x.status, contentType: x.contentType ?? '', requestBody: x.requestBody,
+      chunks: x.chunks.map((c) => ({ time: c.time, bytes: toBase64(c.bytes) })),
+    };
+    return request({ type: 'agui-inspector/override-arm', tabId, exchangeId: x.id, ...o, recorded });
+  }
+
   close(): void {
     this.job.cancel();
     this.emitter.stop();
+    this.watch?.disconnect();
   }
 }
 function statsOf(xs: PanelExchange[]): SessionStats {

@@ -10,7 +10,7 @@
  *    Every batch of capture messages carries a per-document sequence number; the worker acknowledges what it
  *    has stored, and only that: after the worker was stopped the relay reconnects and resends everything unacknowledged.
  * 3. Extension pages → worker:
- *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab), receive `WorkerToPanel`;
+ *    - a runtime Port named `PANEL_PORT`: send `PanelToWorker` (`subscribe` to one tab, or `watch` its override while showing a file), receive `WorkerToPanel`;
  *    - `runtime.sendMessage(request)` with one of `Request`; the reply type is `Reply<typeof request>`.
  *      `{ type: 'agui-inspector/export' }` resolves to HAR 1.2 text (every tab, or `tabId` only, or with
  *      `exchangeIds` only those exchanges of that tab; `redact` names groups to overwrite), the file
@@ -242,6 +242,34 @@ export interface PageAnswer<B = Uint8Array> {
 }
 /** The page script asks, over the private port, for the answer to a request that matched; `answerFor` is its own counter. */
 export interface AnswerAsk { answerFor: number; method: string; url: string; body: string | null }
+/**
+ * An imported exchange's recording, sent with the arming request: the worker holds no file. Bytes in base64
+ * (a request is JSON in Chrome), within `MAX_RECORDED_BYTES`.
+ */
+export interface RecordedAnswer {
+  status: number;
+  contentType: string;
+  requestBody: string | null;
+  /** Times are ms after the request started. */
+  chunks: { time: number; bytes: string }[];
+}
+/** The most an arming request's recording may hold: a request body's limit, and the chunks a capture of that size could have. */
+export const MAX_RECORDED_BYTES = LIMITS.requestBody;
+const MAX_RECORDED_CHUNKS = 65_536;
+const base64Length = (n: number): number => Math.ceil(n / 3) * 4;
+
+function checkRecorded(x: unknown): boolean {
+  if (!isRec(x) || !keys(x, ['status', 'contentType', 'requestBody', 'chunks'])) return false;
+  if (!int(x.status, 599) || x.status < 100 || !str(x.contentType, LIMITS.text) || !strOrNull(x.requestBody, LIMITS.requestBody)) return false;
+  if (!Array.isArray(x.chunks) || x.chunks.length > MAX_RECORDED_CHUNKS) return false;
+  let total = 0;
+  for (const c of x.chunks as unknown[]) {
+    if (!isRec(c) || !keys(c, ['time', 'bytes']) || !time(c.time) || typeof c.bytes !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(c.bytes)) return false;
+    total += c.bytes.length;
+  }
+  return total <= base64Length(MAX_RECORDED_BYTES);
+}
+
 /** An armed override, as the panel shows it. */
 export interface OverrideStatus extends OverrideMatch {
   from: string;
@@ -382,7 +410,13 @@ export interface SessionSummary {
   stats: SessionStats;
 }
 
-export type PanelToWorker = { type: 'subscribe'; tabId: number };
+export type PanelToWorker =
+  | { type: 'subscribe'; tabId: number }
+  /**
+   * A panel showing an imported file while it inspects the tab: it counts among the tab's panels (an override
+   * outlives the last only when pinned) and is told the tab's override only, not its session.
+   */
+  | { type: 'watch'; tabId: number };
 
 export type WorkerToPanel =
   | { type: 'snapshot'; session: SessionView }
@@ -456,10 +490,11 @@ export interface RequestMap {
    * Arms the tab's override (replacing any): the tab's requests of `method` to `url` (exact, or a pattern
    * with `*` wildcards: exchange/match.ts) are answered from the recording of exchange `exchangeId` (which
    * must have ended), at `pace`, with the request's own ids unless `keepIds`, with `faults` (`--fault` specs); `once` answers the next only. Dropped when the tab's
-   * last panel disconnects, unless `pinned`. Answers why not when it cannot be armed.
+   * last panel disconnects, unless `pinned`. Answers why not when it cannot be armed. `recorded` carries the
+   * recording itself, for an exchange of a file the panel imported (`exchangeId` then names it in the file).
    */
   'agui-inspector/override-arm': {
-    carries: { tabId: number; exchangeId: string; method: string; url: string; once: boolean; pace: Pace; keepIds: boolean; faults: string[]; pinned: boolean };
+    carries: { tabId: number; exchangeId: string; method: string; url: string; once: boolean; pace: Pace; keepIds: boolean; faults: string[]; pinned: boolean; recorded?: RecordedAnswer };
     answers: { ok: true } | { error: string };
   };
   'agui-inspector/override-disarm': { carries: { tabId: number }; answers: { ok: true } };
@@ -640,12 +675,12 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
   'agui-inspector/conversation-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/conversation-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/override-arm': {
-    members: ['type', 'tabId', 'exchangeId', 'method', 'url', 'once', 'pace', 'keepIds', 'faults', 'pinned'],
+    members: ['type', 'tabId', 'exchangeId', 'method', 'url', 'once', 'pace', 'keepIds', 'faults', 'pinned', 'recorded'],
     check: (x) =>
       tab(x.tabId) && str(x.exchangeId, 64) && str(x.method, 32) && x.method !== '' && str(x.url, LIMITS.url) && x.url !== '' &&
       typeof x.once === 'boolean' && (x.pace === 'max' || (typeof x.pace === 'number' && Number.isFinite(x.pace) && x.pace > 0)) &&
       typeof x.keepIds === 'boolean' && typeof x.pinned === 'boolean' &&
-      Array.isArray(x.faults) && x.faults.length <= 64 && x.faults.every((f) => str(f, 256)),
+      Array.isArray(x.faults) && x.faults.length <= 64 && x.faults.every((f) => str(f, 256)) && optional(x, 'recorded', checkRecorded),
   },
   'agui-inspector/override-disarm': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
   'agui-inspector/override-status': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
@@ -662,7 +697,7 @@ export function checkRequest(x: unknown): Request | null {
 
 /** A panel port message, when it is one `PanelToWorker` names; else null. */
 export function checkPanelMessage(x: unknown): PanelToWorker | null {
-  return isRec(x) && keys(x, ['type', 'tabId']) && x.type === 'subscribe' && tab(x.tabId) ? { type: 'subscribe', tabId: x.tabId } : null;
+  return isRec(x) && keys(x, ['type', 'tabId']) && (x.type === 'subscribe' || x.type === 'watch') && tab(x.tabId) ? { type: x.type, tabId: x.tabId } : null;
 }
 
 /** Media type without parameters, lower-cased. */

@@ -26,6 +26,7 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1', step: 0 },
     { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false },
     { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: false, pace: 'max', keepIds: true, faults: ['cut@3', 'stall:1500@2'], pinned: true },
+    { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, exchangeId: 'file:0', recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'ZGF0YTogMQoK' }, { time: 12.5, bytes: '' }] } },
     { type: 'agui-inspector/override-disarm', tabId: 1 },
     { type: 'agui-inspector/override-status', tabId: 1 },
   ];
@@ -70,6 +71,12 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, faults: [3] },
       { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, pinned: undefined },
       { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, body: 'x' },
+      // An imported recording: exactly its members, a status, base64 bytes, times, and no more than a request body's bytes.
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', chunks: [] } },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 99, contentType: 'text/event-stream', requestBody: null, chunks: [] } },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: -1, bytes: '' }] } },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'not base64!' }] } },
+      { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'A'.repeat(LIMITS.requestBody / 3 * 4 + 4) }] } },
       { type: 'agui-inspector/override-disarm' },
       { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1' },
     ];
@@ -92,8 +99,9 @@ describe('checkActed: what the page script answers an act', () => {
 });
 
 describe('checkPanelMessage', () => {
-  it('accepts a subscription to one tab, and nothing else', () => {
+  it('accepts a subscription to one tab, or a watch of its override, and nothing else', () => {
     assert.deepEqual(checkPanelMessage({ type: 'subscribe', tabId: 7 }), { type: 'subscribe', tabId: 7 });
+    assert.deepEqual(checkPanelMessage({ type: 'watch', tabId: 7 }), { type: 'watch', tabId: 7 }, 'a file shown while inspecting the tab');
     for (const x of [null, { type: 'subscribe' }, { type: 'subscribe', tabId: -1 }, { type: 'subscribe', tabId: 7, more: true }, { type: 'unsubscribe', tabId: 7 }]) {
       assert.equal(checkPanelMessage(x), null, JSON.stringify(x));
     }

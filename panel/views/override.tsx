@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { FAULT_SPECS, type Pace } from '../../src/answer/index.ts';
 import { patternError, requestMatches, WILDCARD } from '../../src/exchange/index.ts';
 import type { OverrideStatus } from '../../src/messages.ts';
-import type { Acts, PanelExchange } from '../model.ts';
+import type { Overriding, PanelExchange } from '../model.ts';
 
 const PACES: { label: string; pace: Pace }[] = [
   { label: '×1', pace: 1 },
@@ -21,19 +21,19 @@ export const faultSpecs = (text: string): string[] => text.trim() === '' ? [] : 
 
 const paceLabel = (pace: Pace): string => PACES.find((p) => p.pace === pace)?.label ?? `×${pace}`;
 
-/** How many of the session's requests the method and URL would have matched: the same rule the page script answers by. */
+/** How many of the listed requests the method and URL would have matched: the same rule the page script answers by. */
 function Preview({ method, url, exchanges }: { method: string; url: string; exchanges: PanelExchange[] }) {
   const wrong = url === '' ? null : patternError(url);
   if (wrong !== null) return <p class="sev-error" role="alert" data-testid="override-url-error">{wrong}</p>;
   const matched = exchanges.filter((e) => requestMatches({ method, url }, e.method, e.url));
   return (
     <p class="muted" data-testid="override-preview" data-count={matched.length}>
-      Would have answered {matched.length} of this session's {exchanges.length} requests{matched.length > 0 ? `: ${[...new Set(matched.map((e) => `${e.method} ${e.url}`))].slice(0, 3).join(', ')}` : ''}.
+      Would have answered {matched.length} of the {exchanges.length} requests listed{matched.length > 0 ? `: ${[...new Set(matched.map((e) => `${e.method} ${e.url}`))].slice(0, 3).join(', ')}` : ''}.
     </p>
   );
 }
 
-export function ArmOverride({ acts, x, exchanges, onClose }: { acts: Acts; x: PanelExchange; exchanges: PanelExchange[]; onClose: () => void }) {
+export function ArmOverride({ overriding, x, exchanges, onClose }: { overriding: Overriding; x: PanelExchange; exchanges: PanelExchange[]; onClose: () => void }) {
   const [method, setMethod] = useState(x.method);
   const [url, setUrl] = useState(x.url);
   const [once, setOnce] = useState(true);
@@ -48,7 +48,7 @@ export function ArmOverride({ acts, x, exchanges, onClose }: { acts: Acts; x: Pa
     setArming(true);
     setError(null);
     try {
-      const r = await acts.arm(x, { method: method.trim(), url: url.trim(), once, pace, keepIds, faults: faultSpecs(faults), pinned });
+      const r = await overriding.arm(x, { method: method.trim(), url: url.trim(), once, pace, keepIds, faults: faultSpecs(faults), pinned });
       if ('error' in r) setError(r.error);
       else onClose();
     } catch (e) {
@@ -88,13 +88,13 @@ export function ArmOverride({ acts, x, exchanges, onClose }: { acts: Acts; x: Pa
 }
 
 /** Always shown while the tab's override is armed: the page's requests it matches do not reach the agent. */
-export function OverrideBanner({ armed, acts }: { armed: OverrideStatus | null | undefined; acts: Acts | undefined }) {
-  if (!armed || !acts) return null;
+export function OverrideBanner({ armed, overriding }: { armed: OverrideStatus | null | undefined; overriding: Overriding | undefined }) {
+  if (!armed || !overriding) return null;
   return (
     <p class="banner override" role="status" data-testid="override-banner" data-answered={armed.answered} data-url={armed.url}>
       Answering {armed.method} {armed.url} from a recording, not the agent ({armed.once ? 'the next request only' : 'every request'}, {paceLabel(armed.pace)},
       {armed.keepIds ? ' recorded ids' : ' the request\'s ids'}{armed.faults.length > 0 ? `, faults ${armed.faults.join(' ')}` : ''}): answered {armed.answered}.{' '}
-      <button type="button" onClick={() => void acts.disarm()} data-testid="override-disarm">Disarm</button>
+      <button type="button" onClick={() => void overriding.disarm()} data-testid="override-disarm">Disarm</button>
     </p>
   );
 }

@@ -36,20 +36,23 @@ async function stateAfter(source: SessionSource, x: PanelExchange, states: Excha
 
 /** The buttons that open the editor, and the editor once one is pressed. */
 export function ActOnExchange({ source, x, inp, exchanges, onSent }: { source: SessionSource; x: PanelExchange; inp: InputDetail; exchanges: PanelExchange[]; onSent: (s: Sent) => void }) {
-  const acts = source.acts;
+  const input = inp.input.value;
+  // Sending needs an input and a live tab; answering the tab needs only a recording, a file's too.
+  const acts = source.acts && input && x.method !== 'GET' && x.method !== 'HEAD' ? source.acts : null;
+  const overriding = source.overriding;
   const runs = useDetail(source, x, acts ? 'runs' : null);
   const conversation = useDetail(source, x, acts ? 'conversation' : null);
   const states = useDetail(source, x, acts ? 'states' : null);
   const [editing, setEditing] = useState<{ mode: Mode; text: string; interrupts: OpenInterrupt[] } | null>(null);
   const [arming, setArming] = useState(false);
-  const input = inp.input.value;
-  if (!acts || !input || x.method === 'GET' || x.method === 'HEAD') return null;
+  if (!acts && !overriding) return null;
   const interrupts = runs ? openInterrupts(runs) : [];
   const lastRun = runs?.at(-1)?.run;
   const calls = conversation && lastRun?.outcome === 'success' ? pendingToolCalls(conversation) : [];
   const ready = conversation && states;
 
   const open = async (mode: Mode): Promise<void> => {
+    if (!input) return;
     if (mode === 'resend') return setEditing({ mode, text: pretty(composeResend(input, newId())), interrupts: [] });
     if (!conversation || !states) return;
     const state = await stateAfter(source, x, states, input);
@@ -62,9 +65,11 @@ export function ActOnExchange({ source, x, inp, exchanges, onSent }: { source: S
   return (
     <section class="act" aria-label="Act on this exchange">
       <div class="act-buttons">
-        <button type="button" onClick={() => void open('resend')} data-testid="resend" aria-pressed={editing?.mode === 'resend'}>Edit and resend…</button>
-        <button type="button" onClick={() => setArming(!arming)} disabled={x.outcome === 'pending'} data-testid="override-open" aria-pressed={arming}
-          title={x.outcome === 'pending' ? 'Once its recording is complete' : undefined}>Answer from this recording…</button>
+        {acts ? <button type="button" onClick={() => void open('resend')} data-testid="resend" aria-pressed={editing?.mode === 'resend'}>Edit and resend…</button> : null}
+        {overriding ? (
+          <button type="button" onClick={() => setArming(!arming)} disabled={x.outcome === 'pending'} data-testid="override-open" aria-pressed={arming}
+            title={x.outcome === 'pending' ? 'Once its recording is complete' : undefined}>Answer from this recording…</button>
+        ) : null}
         {interrupts.length > 0 ? (
           <button type="button" disabled={!ready} onClick={() => void open('resume')} data-testid="compose-resume" aria-pressed={editing?.mode === 'resume'}>
             Compose resume ({interrupts.length} interrupt{interrupts.length === 1 ? '' : 's'})…
@@ -76,8 +81,8 @@ export function ActOnExchange({ source, x, inp, exchanges, onSent }: { source: S
           </button>
         ) : null}
       </div>
-      {arming ? <ArmOverride key={x.id} acts={acts} x={x} exchanges={exchanges} onClose={() => setArming(false)} /> : null}
-      {editing ? <Editor key={`${editing.mode}:${x.id}`} acts={acts} x={x} initial={editing.text} interrupts={editing.interrupts} onSent={onSent} onClose={() => setEditing(null)} /> : null}
+      {arming && overriding ? <ArmOverride key={x.id} overriding={overriding} x={x} exchanges={exchanges} onClose={() => setArming(false)} /> : null}
+      {editing && acts ? <Editor key={`${editing.mode}:${x.id}`} acts={acts} x={x} initial={editing.text} interrupts={editing.interrupts} onSent={onSent} onClose={() => setEditing(null)} /> : null}
     </section>
   );
 }

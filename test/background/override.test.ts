@@ -55,6 +55,19 @@ describe('an armed override, in the worker', () => {
     assert.equal(await answerFor(s, armed, 'POST', 'http://localhost/agent', null), null, 'another host');
   });
 
+  it('arms with an imported recording the panel sends, with no exchange of the tab', async () => {
+    const s = session();
+    const bytes = (t: string) => Buffer.from(t).toString('base64');
+    const recorded = { status: 200, contentType: 'text/event-stream', requestBody: input('t1', 'r1'), chunks: [{ time: 0, bytes: bytes(sse({ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' })) }, { time: 50, bytes: bytes(sse({ type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' })) }] };
+    const armed = arming(s, req({ exchangeId: 'file:3', recorded }));
+    assert.ok(!('error' in armed));
+    assert.equal(armed.status.from, 'file:3');
+    const got = (await answerFor(s, armed, 'POST', URL_, input('t9', 'r9')))!;
+    assert.deepEqual(got.chunks.map((c) => c.at), [0, 5]);
+    assert.equal(text(got.chunks), [sse({ type: 'RUN_STARTED', threadId: 't9', runId: 'r9' }), sse({ type: 'RUN_FINISHED', threadId: 't9', runId: 'r9' })].join(''));
+    assert.match((arming(undefined, req({ method: 'GET', recorded: { ...recorded, contentType: 'application/vnd.ag-ui.event+proto' } })) as { error: string }).error, /EventSource/);
+  });
+
   it("answers a matching request with the recording at the pace, in the request's ids, and hands out the ref its exchange is marked by", async () => {
     const s = session();
     const armed = arming(s, req());

@@ -296,5 +296,29 @@ export function overrideTests(target: Target): void {
       await click('override-disarm');
       await until('no banner', () => hook('override-banner', 'answered').then((v) => v === null));
     });
+
+    test('an imported recording answers the inspected tab: the panel shows the file, arms from its exchange with its bytes, chat gets its events', async () => {
+      const first = (await session()).exchanges[0]!;
+      const har = await b.request({ type: 'agui-inspector/export', tabId, exchangeIds: [first.id] });
+      await panel.evaluate((text) => window.__aguiPanel!.openFile(new TextEncoder().encode(text), 'recording.har'), har);
+      await until('the file shown', () => hook('status', 'status').then((v) => v === 'file'));
+      const held = seen.length;
+      await arm(0, { every: false });
+      const answered = await chat();
+      assert.equal(answered.error, undefined, 'the client completed');
+      assert.equal(seen.length, held, 'the agent got no request');
+      const type = (e: unknown) => (e as { type: string }).type;
+      assert.deepEqual(answered.events.map(type), first.events.map((e) => e.type), 'the file\'s recorded events');
+      const x = (await session()).exchanges.at(-1)!;
+      const sent = JSON.parse(x.request.body!) as { threadId: string; runId: string };
+      const started = answered.events.find((e) => type(e) === 'RUN_STARTED') as { threadId: string; runId: string };
+      assert.deepEqual([started.threadId, started.runId], [sent.threadId, sent.runId], 'the request\'s own ids');
+      assert.deepEqual(x.override, { from: 'file:0', pace: 10, idsRewritten: true, faults: [] });
+      await until('no banner once spent', () => hook('override-banner', 'answered').then((v) => v === null));
+      assert.equal((await chat()).error, undefined);
+      assert.equal(seen.length, held + 1, 'the next request reaches the agent');
+      await click('back-live');
+      await until('live again', () => hook('status', 'status').then((v) => v === 'live'));
+    });
   });
 }
