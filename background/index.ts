@@ -8,6 +8,7 @@
  * so no tab's stream, however heavy, keeps the worker from answering the others.
  */
 import browser, { type Runtime } from 'webextension-polyfill';
+import { judgeEdited } from '../src/detail/index.ts';
 import { exportSession } from '../src/recording/index.ts';
 import { scheduler } from '../src/scheduler.ts';
 import {
@@ -563,6 +564,7 @@ const handlers: { [K in RequestType]: (req: RequestOf<K>) => RequestMap[K]['answ
     if (worker.overrides.delete(req.tabId)) tellOverride(req.tabId);
     return { ok: true };
   },
+  'agui-inspector/check-answer': (req) => judgeEdited(req.text, { responseContentType: req.contentType, ...(req.requestBody === null ? {} : { requestBody: req.requestBody }) }),
   'agui-inspector/override-status': (req) => {
     const armed = worker.overrides.get(req.tabId);
     return armed ? { ...armed.status } : null;

@@ -4,7 +4,7 @@
  * the page's requests reach the network again), runs src/answer for each request, and hands the page script
  * only the chunks' bytes and times, so the page script stays free of the answer's encoder.
  */
-import { answer, idsOf, parseFault, type AnswerSource, type Fault } from '../src/answer/index.ts';
+import { answer, editedSource, idsOf, parseFault, type AnswerSource, type Fault } from '../src/answer/index.ts';
 import { SSE_MEDIA_TYPE, patternError, requestMatches } from '../src/exchange/index.ts';
 import { fromBase64, toBase64 } from '../src/base64.ts';
 import { mediaType, type OverrideMatch, type OverrideStatus, type PageAnswer, type RequestOf } from '../src/messages.ts';
@@ -36,8 +36,15 @@ function sourceOf(s: Session | undefined, req: RequestOf<'agui-inspector/overrid
 
 /** The override the panel asks for, or why it cannot be armed. */
 export function arming(s: Session | undefined, req: RequestOf<'agui-inspector/override-arm'>): Armed | { error: string } {
-  const source = sourceOf(s, req);
+  let source = sourceOf(s, req);
   if ('error' in source) return source;
+  if (req.edited !== undefined) {
+    try {
+      source = editedSource(req.edited, source);
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    }
+  }
   const wrong = patternError(req.url);
   if (wrong !== null) return { error: wrong };
   const contentType = source.responseContentType;

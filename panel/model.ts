@@ -4,7 +4,7 @@
  * chunks) and the report of the source's analysis. `SessionSource` is the seam between the live worker
  * and a file.
  */
-import type { ConvDiff, ConvMessage, DetailPart, ExchangeDetail, ExchangeReport, InputDetail, Overview, StateDiff } from '../src/detail/index.ts';
+import type { ConvDiff, ConvMessage, DetailPart, EditedVerdict, ExchangeDetail, ExchangeReport, InputDetail, Overview, StateDiff } from '../src/detail/index.ts';
 import type { ExchangeSet, ImportProgress } from './files.ts';
 import { mediaType, type BodyNote, type EventView, type Outcome, type OverrideMark, type OverrideStatus, type RequestMap, type SessionStats } from '../src/messages.ts';
 import { transportOf } from '../src/wire/index.ts';
@@ -68,6 +68,8 @@ export interface Overriding {
   /** Arms the tab's override with `x`'s recording: what `o` matches is answered from it, not by the agent; why not, when it cannot be. */
   arm(x: PanelExchange, o: ArmOptions): Promise<{ ok: true } | { error: string }>;
   disarm(): Promise<void>;
+  /** Edited events (one JSON event a line) judged as the answer they would make in `x`'s place: what the analyzer would find. */
+  judge(x: PanelExchange, text: string): Promise<EditedVerdict>;
 }
 
 export type ArmOptions = Omit<RequestMap['agui-inspector/override-arm']['carries'], 'tabId' | 'exchangeId' | 'recorded'>;

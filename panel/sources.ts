@@ -206,6 +206,7 @@ export class LiveSource implements SessionSource {
   readonly overriding: Overriding = {
     arm: (x, o) => request({ type: 'agui-inspector/override-arm', tabId: this.tabId, exchangeId: x.id, ...o }),
     disarm: () => disarm(this.tabId),
+    judge,
   };
 
   stateDiff(x: PanelExchange, step: number): Promise<StateDiff | null> {
@@ -233,6 +234,7 @@ function request<R extends Request>(req: R): Promise<Reply<R>> {
 }
 
 const disarm = async (tabId: number): Promise<void> => void (await request({ type: 'agui-inspector/override-disarm', tabId }));
+const judge = (x: PanelExchange, text: string) => request({ type: 'agui-inspector/check-answer', text, contentType: x.contentType ?? '', requestBody: x.requestBody });
 
 /**
  * A recorded session (HAR, SSE, JSONL, protobuf or a conformance fixture), read and analysed in
@@ -266,7 +268,7 @@ export class FileSource implements SessionSource {
       const watch: PanelToWorker = { type: 'watch', tabId };
       port.postMessage(watch);
       this.watch = port;
-      this.overriding = { arm: (x, o) => this.arm(tabId, x, o), disarm: () => disarm(tabId) };
+      this.overriding = { arm: (x, o) => this.arm(tabId, x, o), disarm: () => disarm(tabId), judge };
     }
     let settle!: (error: string | null) => void;
     this.done = new Promise((resolve, reject) => {

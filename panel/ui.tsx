@@ -1,5 +1,6 @@
 /** Small pieces every view uses. */
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import type { Finding } from '../src/rules/index.ts';
 import { specUrl } from './model.ts';
 
@@ -60,4 +61,27 @@ export function FindingLine({ f }: { f: Finding }) {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>;
+}
+
+/** Judging waits for a pause in the typing, so a fast typist costs one check, not one per key. */
+export const CHECK_DELAY_MS = 150;
+
+export type Asked<T> = { kind: 'judging' } | { kind: 'judged'; value: T } | { kind: 'failed'; why: string };
+
+/** What `ask` answers for `text` (a worker's judgement of an editor's text), asked once the typing pauses; `ask` null asks nothing. */
+export function useJudged<T>(text: string, ask: ((text: string) => Promise<T>) | null): Asked<T> {
+  const [asked, setAsked] = useState<Asked<T>>({ kind: 'judging' });
+  useEffect(() => {
+    setAsked({ kind: 'judging' });
+    if (!ask) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      ask(text).then((value) => live && setAsked({ kind: 'judged', value }), (e: unknown) => live && setAsked({ kind: 'failed', why: String(e) }));
+    }, CHECK_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [text, ask === null]);
+  return asked;
 }

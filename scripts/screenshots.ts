@@ -2,7 +2,8 @@
  * `npm run screenshots`: PNGs of every panel view, light and dark, in docs/screenshots/ for the README and the guides in docs/.
  * Headless Chromium with the built extension captures a session from the demo page; the panel is then
  * opened as a page on that tab (`?tabId=`), which renders exactly what the DevTools panel shows.
- * `npm run screenshots -- overview narrow-overview` re-takes only the pictures of those names (each light and dark).
+ * `npm run screenshots -- overview narrow-overview` re-takes only the pictures of those names (each light and dark);
+ * `override` and `narrow-override` are the form that arms Answer from this recording, with its events editor.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +43,36 @@ const EXCHANGES = 14;
 /** The pictures asked for on the command line, by name; all of them when none is named. */
 const only = new Set(process.argv.slice(2));
 const wanted = (name: string): boolean => only.size === 0 || only.has(name);
+
+type ShotPage = Awaited<ReturnType<Awaited<ReturnType<typeof launchChromium>>['newPage']>>;
+
+/**
+ * The form that arms Answer from this recording, on the chat of exchange 9: a URL pattern previewed, and the
+ * events editor with one event made malformed, judged at its line.
+ */
+async function overrideForm(panel: ShotPage, url: string, name: string): Promise<void> {
+  for (const theme of wanted(name) ? (['light', 'dark'] as const) : []) {
+    await panel.goto(`${url}&theme=${theme}&view=input`);
+    await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);
+    await panel.locator('[data-testid=exchange-row]').nth(9).click();
+    await panel.locator('[data-testid=override-open]').click();
+    const address = panel.locator('[data-testid=override-url]');
+    await address.fill(`${await address.inputValue()}*`);
+    await panel.locator('[data-testid=override-edit]').check();
+    const events = panel.locator('[data-testid=override-events]');
+    const lines = (await events.inputValue()).split('\n');
+    const k = lines.findIndex((l) => l.includes('TEXT_MESSAGE_CONTENT'));
+    lines[k] = JSON.stringify({ ...(JSON.parse(lines[k]!) as object), delta: 42 });
+    await events.fill(lines.join('\n'));
+    await panel.waitForSelector('[data-testid=override-events-findings][data-verdict=failed]');
+    // The editor and what it judged, as a user scrolls the view to them.
+    await panel.locator('[data-testid=override-events-findings]').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await sleep(100);
+    const file = join(OUT, `${name}-${theme}.png`);
+    await panel.screenshot({ path: file });
+    console.log(file);
+  }
+}
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -90,6 +121,7 @@ async function main(): Promise<void> {
         console.log(file);
       }
     }
+    await overrideForm(panel, `${b.base}panel/index.html?tabId=${tabId}`, 'override');
     // Docked to the side, DevTools gives the panel about 500 px: the list and the export menu there.
     await panel.setViewportSize({ width: 500, height: 760 });
     for (const theme of wanted('narrow-list') ? (['light', 'dark'] as const) : []) {
@@ -108,6 +140,7 @@ async function main(): Promise<void> {
     // At 400 px the Identity table's rows become labelled cards, the conversation diff's rows wrap, and the
     // Waterfall's lanes keep their labels beside a narrower time axis.
     await panel.setViewportSize({ width: 400, height: 760 });
+    await overrideForm(panel, `${b.base}panel/index.html?tabId=${tabId}`, 'narrow-override');
     for (const theme of wanted('narrow-overview') ? (['light', 'dark'] as const) : []) {
       await panel.goto(`${b.base}panel/index.html?tabId=${tabId}&theme=${theme}&view=overview`);
       await panel.waitForFunction((n) => document.querySelectorAll('[data-testid=exchange-row]').length >= n, EXCHANGES);

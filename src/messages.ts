@@ -25,7 +25,7 @@
  * (worker) accept only the exact shapes below, within `LIMITS`.
  */
 import type { EventRecord, ExchangeReport } from './analyzer/index.ts';
-import { DETAIL_PARTS, type DetailPart, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type Overview, type StateDiff } from './detail/index.ts';
+import { DETAIL_PARTS, type DetailPart, type EditedVerdict, type ExchangeDetail, type InputDetail, type ConvDiff, type ConvMessage, type Overview, type StateDiff } from './detail/index.ts';
 import { fromBase64, toBase64 } from './base64.ts';
 import { APIS, BODY_NOTES, MAX_CAPTURE_BYTES, OUTCOMES, type Api, type BodyNote, type Outcome, type OverrideMark, type SocketView } from './exchange/index.ts';
 import { REDACTION_GROUPS, type RedactionGroup } from './recording/index.ts';
@@ -492,12 +492,16 @@ export interface RequestMap {
    * must have ended), at `pace`, with the request's own ids unless `keepIds`, with `faults` (`--fault` specs); `once` answers the next only. Dropped when the tab's
    * last panel disconnects, unless `pinned`. Answers why not when it cannot be armed. `recorded` carries the
    * recording itself, for an exchange of a file the panel imported (`exchangeId` then names it in the file).
+   * `edited` (one JSON event a line) answers instead of the recorded events, encoded as the recording's
+   * transport, all at once (detail/edited.ts judges it first).
    */
   'agui-inspector/override-arm': {
-    carries: { tabId: number; exchangeId: string; method: string; url: string; once: boolean; pace: Pace; keepIds: boolean; faults: string[]; pinned: boolean; recorded?: RecordedAnswer };
+    carries: { tabId: number; exchangeId: string; method: string; url: string; once: boolean; pace: Pace; keepIds: boolean; faults: string[]; pinned: boolean; recorded?: RecordedAnswer; edited?: string };
     answers: { ok: true } | { error: string };
   };
   'agui-inspector/override-disarm': { carries: { tabId: number }; answers: { ok: true } };
+  /** Judges edited events (one JSON event a line) as the answer they would be, like a recording of `contentType` to `requestBody`: what the analyzer would find. */
+  'agui-inspector/check-answer': { carries: { text: string; contentType: string; requestBody: string | null }; answers: EditedVerdict };
   /** The tab's armed override and how many requests it answered; null when none is armed. */
   'agui-inspector/override-status': { carries: { tabId: number }; answers: OverrideStatus | null };
 }
@@ -675,14 +679,19 @@ const REQUEST_SHAPES: { [K in RequestType]: { members: string[]; check: (x: Rec)
   'agui-inspector/conversation-diff': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/conversation-at': { members: ['type', 'tabId', 'exchangeId', 'step'], check: (x) => tab(x.tabId) && str(x.exchangeId, 64) && int(x.step) },
   'agui-inspector/override-arm': {
-    members: ['type', 'tabId', 'exchangeId', 'method', 'url', 'once', 'pace', 'keepIds', 'faults', 'pinned', 'recorded'],
+    members: ['type', 'tabId', 'exchangeId', 'method', 'url', 'once', 'pace', 'keepIds', 'faults', 'pinned', 'recorded', 'edited'],
     check: (x) =>
       tab(x.tabId) && str(x.exchangeId, 64) && str(x.method, 32) && x.method !== '' && str(x.url, LIMITS.url) && x.url !== '' &&
       typeof x.once === 'boolean' && (x.pace === 'max' || (typeof x.pace === 'number' && Number.isFinite(x.pace) && x.pace > 0)) &&
       typeof x.keepIds === 'boolean' && typeof x.pinned === 'boolean' &&
-      Array.isArray(x.faults) && x.faults.length <= 64 && x.faults.every((f) => str(f, 256)) && optional(x, 'recorded', checkRecorded),
+      Array.isArray(x.faults) && x.faults.length <= 64 && x.faults.every((f) => str(f, 256)) && optional(x, 'recorded', checkRecorded) &&
+      optional(x, 'edited', (v) => str(v, LIMITS.requestBody)),
   },
   'agui-inspector/override-disarm': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
+  'agui-inspector/check-answer': {
+    members: ['type', 'text', 'contentType', 'requestBody'],
+    check: (x) => str(x.text, LIMITS.requestBody) && str(x.contentType, LIMITS.text) && strOrNull(x.requestBody, LIMITS.requestBody),
+  },
   'agui-inspector/override-status': { members: ['type', 'tabId'], check: (x) => tab(x.tabId) },
 };
 

@@ -27,6 +27,8 @@ describe('checkRequest: what an extension page may ask the worker', () => {
     { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false },
     { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: false, pace: 'max', keepIds: true, faults: ['cut@3', 'stall:1500@2'], pinned: true },
     { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, exchangeId: 'file:0', recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'ZGF0YTogMQoK' }, { time: 12.5, bytes: '' }] } },
+    { type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false, edited: '{"type":"RUN_STARTED"}' },
+    { type: 'agui-inspector/check-answer', text: '{"type":"RUN_STARTED"}', contentType: 'text/event-stream', requestBody: null },
     { type: 'agui-inspector/override-disarm', tabId: 1 },
     { type: 'agui-inspector/override-status', tabId: 1 },
   ];
@@ -78,6 +80,8 @@ describe('checkRequest: what an extension page may ask the worker', () => {
       { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'not base64!' }] } },
       { ...{ type: 'agui-inspector/override-arm', tabId: 1, exchangeId: 'doc:1', method: 'POST', url: 'http://127.0.0.1/agent', once: true, pace: 1, keepIds: false, faults: [], pinned: false }, recorded: { status: 200, contentType: 'text/event-stream', requestBody: null, chunks: [{ time: 0, bytes: 'A'.repeat(LIMITS.requestBody / 3 * 4 + 4) }] } },
       { type: 'agui-inspector/override-disarm' },
+      { type: 'agui-inspector/check-answer', text: 1, contentType: 'text/event-stream', requestBody: null },
+      { type: 'agui-inspector/check-answer', text: '', contentType: 'text/event-stream' },
       { type: 'agui-inspector/conversation-at', tabId: 1, exchangeId: 'doc:1' },
     ];
     for (const x of bad) assert.equal(checkRequest(x), null, JSON.stringify(x));

@@ -6,6 +6,8 @@
 import { useState } from 'preact/hooks';
 import { FAULT_SPECS, type Pace } from '../../src/answer/index.ts';
 import { patternError, requestMatches, WILDCARD } from '../../src/exchange/index.ts';
+import { decodeFrame } from '../frames.ts';
+import { useJudged } from '../ui.tsx';
 import type { OverrideStatus } from '../../src/messages.ts';
 import type { Overriding, PanelExchange } from '../model.ts';
 
@@ -33,6 +35,40 @@ function Preview({ method, url, exchanges }: { method: string; url: string; exch
   );
 }
 
+/** The recorded events as the editor holds them, one JSON event a line: a text frame as it came, a binary one decoded. */
+function eventLines(x: PanelExchange): string {
+  return x.events.map((e) => (e.rawEncoding === 'text' ? e.raw : JSON.stringify(decodeFrame(e).value ?? null))).join('\n');
+}
+
+/** The events to answer with instead of the recorded ones, judged as the analyzer would judge the stream they make, while typed. */
+function EventsEditor({ overriding, x, text, setText }: { overriding: Overriding; x: PanelExchange; text: string; setText: (t: string) => void }) {
+  const judged = useJudged(text, (t) => overriding.judge(x, t));
+  const v = judged.kind === 'judged' ? judged.value : null;
+  const verdict = judged.kind === 'judging' ? 'judging' : judged.kind === 'failed' || (v && 'error' in v) ? 'unsendable' : v!.verdict;
+  const findings = v && !('error' in v) ? v.findings : [];
+  return (
+    <div class="override-events">
+      <label for="override-events">Events to answer with, one JSON event a line (sent as this recording's transport, all at once)</label>
+      <textarea id="override-events" spellcheck={false} rows={Math.min(16, text.split('\n').length + 1)} value={text} onInput={(e) => setText(e.currentTarget.value)} data-testid="override-events" />
+      <div class="resend-findings" data-testid="override-events-findings" data-verdict={verdict} role="status">
+        {judged.kind === 'judging' ? <span class="muted">Judging…</span> : null}
+        {judged.kind === 'failed' ? <span class="sev-error">Not judged: {judged.why}</span> : null}
+        {v && 'error' in v ? <span class="sev-error">Cannot be sent: {v.error}</span> : null}
+        {v && !('error' in v) ? <span>{v.events} events; a 1.0 client would find the stream <strong class={`verdict-${v.verdict}`}>{v.verdict}</strong></span> : null}
+        {findings.length > 0 ? (
+          <ul class="findings-inline">
+            {findings.map((f, i) => (
+              <li key={i} class={`finding-line sev-${f.severity}`} data-testid="override-event-finding" data-rule={f.rule} data-event={f.event ?? ''} data-line={f.line ?? ''}>
+                {f.line === null ? null : <span class="muted">line {f.line}: </span>}<code>{f.rule}</code> {f.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
 export function ArmOverride({ overriding, x, exchanges, onClose }: { overriding: Overriding; x: PanelExchange; exchanges: PanelExchange[]; onClose: () => void }) {
   const [method, setMethod] = useState(x.method);
   const [url, setUrl] = useState(x.url);
@@ -43,12 +79,13 @@ export function ArmOverride({ overriding, x, exchanges, onClose }: { overriding:
   const [pinned, setPinned] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [arming, setArming] = useState(false);
+  const [edited, setEdited] = useState<string | null>(null);
 
   const arm = async (): Promise<void> => {
     setArming(true);
     setError(null);
     try {
-      const r = await overriding.arm(x, { method: method.trim(), url: url.trim(), once, pace, keepIds, faults: faultSpecs(faults), pinned });
+      const r = await overriding.arm(x, { method: method.trim(), url: url.trim(), once, pace, keepIds, faults: faultSpecs(faults), pinned, ...(edited === null ? {} : { edited }) });
       if ('error' in r) setError(r.error);
       else onClose();
     } catch (e) {
@@ -78,6 +115,8 @@ export function ArmOverride({ overriding, x, exchanges, onClose }: { overriding:
       <label class="check"><input type="checkbox" checked={keepIds} onChange={(e) => setKeepIds(e.currentTarget.checked)} data-testid="override-keep-ids" /> Keep the recorded threadId and runId (else the request's own replace them)</label>
       <label>Faults <input size={40} value={faults} placeholder="e.g. stall:1500@3 cut@5" title={FAULT_SPECS} onInput={(e) => setFaults(e.currentTarget.value)} data-testid="override-faults" /></label>
       <label class="check"><input type="checkbox" checked={pinned} onChange={(e) => setPinned(e.currentTarget.checked)} data-testid="override-pinned" /> Stay armed when DevTools closes</label>
+      <label class="check"><input type="checkbox" checked={edited !== null} onChange={(e) => setEdited(e.currentTarget.checked ? eventLines(x) : null)} data-testid="override-edit" /> Answer with edited events</label>
+      {edited !== null ? <EventsEditor overriding={overriding} x={x} text={edited} setText={setEdited} /> : null}
       <div class="resend-actions">
         <button type="submit" class="primary" disabled={arming || method.trim() === '' || url.trim() === '' || patternError(url.trim()) !== null} data-testid="override-arm">{arming ? 'Arming…' : 'Arm'}</button>
         <button type="button" onClick={onClose}>Close</button>

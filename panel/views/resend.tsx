@@ -4,7 +4,7 @@
  * editor's text is judged as the tab's next input while the user types (the worker's check, the Input
  * view's reading); only Send sends, through the worker, from the page itself.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import {
   composeResend, composeResume, composeToolResult, openInterrupts, pendingToolCalls,
   type ExchangeDetail, type InputDetail, type OpenInterrupt,
@@ -12,7 +12,7 @@ import {
 import { isObject, type JsonObject } from '../../src/json.ts';
 import { useDetail } from '../detail.ts';
 import type { Acts, PanelExchange, ResendHeaders, SessionSource } from '../model.ts';
-import { FindingLine, presentFindings } from '../ui.tsx';
+import { FindingLine, presentFindings, useJudged } from '../ui.tsx';
 import { ArmOverride } from './override.tsx';
 
 /** What was sent, for the panel to confirm and select. */
@@ -99,14 +99,10 @@ function parse(text: string): { value: JsonObject } | { why: string } {
   }
 }
 
-/** Judging waits for a pause in the typing, so a fast typist costs one check, not one per key. */
-const CHECK_DELAY_MS = 150;
-
 function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
   acts: Acts; x: PanelExchange; initial: string; interrupts: OpenInterrupt[]; onSent: (s: Sent) => void; onClose: () => void;
 }) {
   const [text, setText] = useState(initial);
-  const [judged, setJudged] = useState<Judged>({ kind: 'judging' });
   const [headers, setHeaders] = useState<ResendHeaders | null>(null);
   const [reuse, setReuse] = useState(true);
   const [sending, setSending] = useState(false);
@@ -118,22 +114,12 @@ function Editor({ acts, x, initial, interrupts, onSent, onClose }: {
     return () => void (live = false);
   }, [x.id]);
 
-  useEffect(() => {
-    const parsed = parse(text);
-    if ('why' in parsed) return setJudged({ kind: 'unparsable', why: parsed.why });
-    setJudged({ kind: 'judging' });
-    let live = true;
-    const timer = setTimeout(() => {
-      acts.check(text).then(
-        (detail) => live && setJudged(detail ? { kind: 'judged', detail } : { kind: 'unparsable', why: 'the tab has no session to judge it in' }),
-        (e: unknown) => live && setJudged({ kind: 'unparsable', why: String(e) }),
-      );
-    }, CHECK_DELAY_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [text]);
+  const parsed = useMemo(() => parse(text), [text]);
+  const asked = useJudged(text, 'why' in parsed ? null : acts.check);
+  const judged: Judged = 'why' in parsed ? { kind: 'unparsable', why: parsed.why }
+    : asked.kind === 'failed' ? { kind: 'unparsable', why: asked.why }
+    : asked.kind === 'judging' ? asked
+    : asked.value ? { kind: 'judged', detail: asked.value } : { kind: 'unparsable', why: 'the tab has no session to judge it in' };
 
   const kept = headers?.names ?? null;
   const withHeaders = reuse && kept !== null;

@@ -11,3 +11,4 @@ export { CheckedSchema } from './json-schema.ts';
 export { overview, PROBLEM_GROUPS, type Overview, type OverviewExchange, type Problem, type ProblemGroup, type ProblemView } from './overview.ts';
 export { declaredTools, toolSide } from './tool-side.ts';
 export { ToolThread, type RejectedCall } from './tools.ts';
+export { judgeEdited, type EditedFinding, type EditedVerdict } from './edited.ts';

@@ -68,6 +68,17 @@ describe('an armed override, in the worker', () => {
     assert.match((arming(undefined, req({ method: 'GET', recorded: { ...recorded, contentType: 'application/vnd.ag-ui.event+proto' } })) as { error: string }).error, /EventSource/);
   });
 
+  it('arms edited events in place of the recorded ones, encoded as the recording\'s transport, all at once; refuses what the transport cannot carry', async () => {
+    const s = session();
+    const edited = `${JSON.stringify({ type: 'RUN_STARTED', threadId: 't1', runId: 'r1' })}\n\n{"type":"CUSTOM","name":"x","value":1}`;
+    const armed = arming(s, req({ edited }));
+    assert.ok(!('error' in armed));
+    const got = (await answerFor(s, armed, 'POST', URL_, input('t2', 'r2')))!;
+    assert.deepEqual(got.chunks.map((c) => c.at), [0, 0]);
+    assert.equal(text(got.chunks), `${sse({ type: 'RUN_STARTED', threadId: 't2', runId: 'r2' })}data: {"type":"CUSTOM","name":"x","value":1}\n\n`);
+    assert.match((arming(session(true, 'application/vnd.ag-ui.event+proto'), req({ edited: 'nope' })) as { error: string }).error, /line 1 cannot be sent as protobuf/);
+  });
+
   it("answers a matching request with the recording at the pace, in the request's ids, and hands out the ref its exchange is marked by", async () => {
     const s = session();
     const armed = arming(s, req());

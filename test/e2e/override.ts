@@ -297,6 +297,39 @@ export function overrideTests(target: Target): void {
       await until('no banner', () => hook('override-banner', 'answered').then((v) => v === null));
     });
 
+    test('edited events: judged while typed as the analyzer would judge the stream, a malformed one reported at its index, then answered and reported there again', async () => {
+      const first = (await session()).exchanges[0]!;
+      const held = seen.length;
+      await onInput(0);
+      await click('override-open');
+      await click('override-edit');
+      await until('the events in the editor', () => panel.evaluate(() => (document.querySelector<HTMLTextAreaElement>('[data-testid=override-events]')?.value ?? '') !== '', null));
+      const lines = (await panel.evaluate(() => document.querySelector<HTMLTextAreaElement>('[data-testid=override-events]')!.value, null)).split('\n');
+      assert.deepEqual(lines.map((l) => (JSON.parse(l) as { type: string }).type), first.events.map((e) => e.type), 'one recorded event a line');
+      await until('the recording judged', () => hook('override-events-findings', 'verdict').then((v) => v === 'completed'));
+      const k = lines.findIndex((l) => (JSON.parse(l) as { type: string }).type === 'TEXT_MESSAGE_CONTENT');
+      assert.ok(k > 0);
+      lines[k] = JSON.stringify({ ...(JSON.parse(lines[k]!) as object), delta: 42 });
+      await fill('override-events', lines.join('\n'));
+      await until('the edit judged failed', () => hook('override-events-findings', 'verdict').then((v) => v === 'failed'));
+      const shown = await panel.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-testid=override-event-finding]')].map((f) => ({ rule: f.dataset.rule, event: f.dataset.event, line: f.dataset.line })), null);
+      assert.ok(shown.some((f) => f.rule === 'schema/malformed' && f.event === String(k) && f.line === String(k + 1)), JSON.stringify(shown));
+      await click('override-once');
+      await click('override-arm');
+      await until('the banner', () => hook('override-banner', 'answered').then((v) => v === '0'));
+
+      const answered = await chat();
+      assert.equal(seen.length, held, 'the agent got no request');
+      const x = (await session()).exchanges.at(-1)!;
+      assert.ok(x.override, 'answered by the override');
+      assert.deepEqual(x.events.map((e) => e.type), first.events.map((e) => e.type), 'the edited events, as many as recorded');
+      assert.equal(x.report?.verdict, 'failed');
+      assert.ok(x.report?.findings.some((f) => f.rule === 'schema/malformed' && f.event === k), x.report?.findings.map((f) => `${f.rule}@${f.event}`).join(', '));
+      // What the official client does with it, measured: recorded as it happened.
+      assert.ok(answered.error !== undefined || answered.events.length <= k, `the client stopped at or before the malformed event (${answered.error ?? answered.events.length})`);
+      await until('no banner once spent', () => hook('override-banner', 'answered').then((v) => v === null));
+    });
+
     test('an imported recording answers the inspected tab: the panel shows the file, arms from its exchange with its bytes, chat gets its events', async () => {
       const first = (await session()).exchanges[0]!;
       const har = await b.request({ type: 'agui-inspector/export', tabId, exchangeIds: [first.id] });
