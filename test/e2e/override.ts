@@ -330,6 +330,51 @@ export function overrideTests(target: Target): void {
       await until('no banner once spent', () => hook('override-banner', 'answered').then((v) => v === null));
     });
 
+    test('at ×1 each event reaches the page within 50 ms of its recorded time; a stall:1200@3 shows in the timing within 50 ms of its length', async () => {
+      // A hidden tab's timers are throttled (measured in Firefox: a chunk a second), and so the answer's pace: the page in view, as an inspected tab is.
+      await (page as unknown as { bringToFront(): Promise<void> }).bringToFront();
+      await chat({ delay: 60 });
+      const rec = (await session()).exchanges.at(-1)!;
+      // The demo client puts its delay in the URL: a pattern answers the chat whatever it asks.
+      const armAt = (faults: string[]) => b.request({ type: 'agui-inspector/override-arm', tabId, exchangeId: rec.id, method: 'POST', url: `${rec.url.split('?')[0]}*`, once: true, pace: 1, keepIds: false, faults, pinned: false });
+      assert.deepEqual(await armAt([]), { ok: true });
+      const held = seen.length;
+      // Timed from the Response, as the answer's clock starts when the worker's answer reached the page.
+      const times = await page.evaluate(async ([url, body]) => {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const t0 = performance.now();
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        const at: number[] = [];
+        let text = '';
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return at;
+          text += decoder.decode(value, { stream: true });
+          const frames = text.split('\n\n').length - 1;
+          while (at.length < frames) at.push(performance.now() - t0);
+        }
+      }, [rec.url, JSON.stringify({ ...(JSON.parse(rec.request.body!) as object), runId: 'run-paced' })] as const);
+      assert.equal(seen.length, held, 'the agent got no request');
+      const recorded = rec.events.map((e) => e.time);
+      assert.equal(times.length, recorded.length);
+      const off = times.map((t, i) => Math.round(t - recorded[i]!));
+      assert.ok(off.every((d) => Math.abs(d) <= 50), `each event within 50 ms of its recorded time: ${off.join(', ')} ms off`);
+      assert.ok(recorded.at(-1)! - recorded[0]! > 300, 'a recording whose times are worth measuring');
+
+      await until('the paced exchange in the worker', async () => (await session()).exchanges.some((x) => x.request.body?.includes('run-paced') && x.outcome !== 'pending'));
+      assert.deepEqual(await armAt(['stall:1200@3']), { ok: true });
+      assert.equal((await chat()).error, undefined);
+      const x = (await session()).exchanges.at(-1)!;
+      assert.deepEqual(x.override?.faults, ['stall:1200@3']);
+      const timing = (await b.request({ type: 'agui-inspector/detail', tabId, exchangeId: x.id, part: 'timing' })) as { stalls: { afterEvent: number; ms: number }[] | null };
+      const stall = timing.stalls?.find((s) => s.afterEvent === 2);
+      assert.ok(stall, JSON.stringify(timing.stalls));
+      const expected = recorded[3]! - recorded[2]! + 1200;
+      assert.ok(Math.abs(stall.ms - expected) <= 50, `the stall ${stall.ms} ms, ${expected} expected`);
+      assert.equal(seen.length, held, 'the agent got no request');
+    });
+
     test('an imported recording answers the inspected tab: the panel shows the file, arms from its exchange with its bytes, chat gets its events', async () => {
       const first = (await session()).exchanges[0]!;
       const har = await b.request({ type: 'agui-inspector/export', tabId, exchangeIds: [first.id] });
