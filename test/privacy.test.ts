@@ -5,8 +5,9 @@ import { describe, it } from 'node:test';
 import { ROOT } from './support/paths.ts';
 
 /** The privacy promises of docs/privacy.md, checked against what `npm run build` produced. */
-// A socket is opened with `new WebSocket(`: the word alone is in messages about recorded sockets.
-const NETWORK = /fetch\(|XMLHttpRequest|sendBeacon|new WebSocket|EventSource/;
+// Sockets and event sources are opened with `new`: their names alone are in messages (about recorded
+// sockets, or what an EventSource reads when an override answers one).
+const NETWORK = /fetch\(|XMLHttpRequest|sendBeacon|new WebSocket|new EventSource/;
 /** The page-side wrapper names the page's own network APIs in order to pass them through. */
 const WRAPPER = 'src/capture/page.iife.js';
 
