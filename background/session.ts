@@ -615,9 +615,9 @@ export class Session {
     return socket ? socketView(socket) : null;
   }
 
-  /** Every exchange's argument checks, which the overview's tool problems wait on, for the worker to run in slices. */
+  /** Every exchange's checks of declared tools' calls, which the overview's tool problems wait on, for the worker to run in slices. */
   *allToolChecks(): Generator<void, void> {
-    for (const x of this.exchanges) yield* this.toolChecks(x.view.id);
+    for (const x of this.exchanges) yield* this.toolChecks(x.view.id, true);
   }
 
   /** What went wrong across the session, with the ids its problems index. */
@@ -625,9 +625,9 @@ export class Session {
     return { ids: this.exchanges.map((x) => x.view.id), overview: overviewOf(this.exchanges.map((x) => x.reading)) };
   }
 
-  /** The argument checks the Tools view of exchange `id` waits on, a call per step, for the worker to run in slices. */
-  *toolChecks(id: string): Generator<void, void> {
-    const steps = this.ofReading(id, (r) => r.toolChecks());
+  /** The argument checks the Tools view of exchange `id` waits on (or, `declaredOnly`, the overview), a call per step, for the worker to run in slices. */
+  *toolChecks(id: string, declaredOnly = false): Generator<void, void> {
+    const steps = this.ofReading(id, (r) => r.toolChecks(declaredOnly));
     if (!steps) return;
     try {
       yield* steps;

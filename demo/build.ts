@@ -26,7 +26,12 @@ export async function buildDemoPage(): Promise<string> {
 export function demoPageIsBuilt(): boolean {
   const built = join(demoPageOutDir, 'index.html');
   if (!existsSync(built)) return false;
-  const sources = [...readdirSync(demoPageSourceDir).map((f) => join(demoPageSourceDir, f)), fileURLToPath(new URL('./scenarios.ts', import.meta.url))];
+  // Besides its own folder, the page bundles the scenarios and the one rule of where a socket exchange ends.
+  const sources = [
+    ...readdirSync(demoPageSourceDir).map((f) => join(demoPageSourceDir, f)),
+    fileURLToPath(new URL('./scenarios.ts', import.meta.url)),
+    fileURLToPath(new URL('../src/exchange/run-end.ts', import.meta.url)),
+  ];
   const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
   return statSync(built).mtimeMs >= newest;
 }

@@ -227,9 +227,12 @@ export class ExchangeReading {
     return convDiff(n, this.convAt[n]!, this.convSteps[n]!, this.convChanges[n]!);
   }
 
-  /** Checks the tool calls' arguments not checked yet, a call per step: the `toolCalls` part then only reads the verdicts. */
-  toolChecks(): Generator<void, void> {
-    return this.tools.settle(conversationOf(this.analyzer.consumer), this.report().consumerVersion);
+  /**
+   * Checks the tool calls' arguments not checked yet, a call per step: the `toolCalls` part then only reads
+   * the verdicts; `declaredOnly`, those of declared tools, which is all `rejectedCalls` reads.
+   */
+  toolChecks(declaredOnly = false): Generator<void, void> {
+    return this.tools.settle(() => conversationOf(this.analyzer.consumer), this.report().consumerVersion, declaredOnly);
   }
 
   /** The closed tool calls whose arguments their declared schema rejects (checking those not checked yet: settle `toolChecks` first to spread them). */

@@ -231,12 +231,15 @@ export class ToolCallsReading {
 
   /**
    * Checks, one call per step, the arguments of the closed calls not checked yet, so that a worker can
-   * spread them over slices (background/session.ts) before it asks for the rows.
+   * spread them over slices (background/session.ts) before it asks for the rows; with `declaredOnly`, only
+   * the calls `rejected` reads, and without a tool declared the conversation is not even read.
    */
-  *settle(conversation: ConvMessage[], v: ProtocolVersion): Generator<void, void> {
-    const held = heldCalls(conversation);
+  *settle(conversation: () => ConvMessage[], v: ProtocolVersion, declaredOnly = false): Generator<void, void> {
+    if (declaredOnly && !this.declaresAny) return;
+    const held = heldCalls(conversation());
     for (const c of this.calls) {
       const call = held.get(c.id);
+      if (declaredOnly && !this.declared.has(call?.name ?? '')) continue;
       if (c.endEvent === null || this.known(c.id, call?.arguments ?? '', v)) continue;
       this.verdict(c.id, call?.name ?? '', call?.arguments ?? '', v);
       yield;
